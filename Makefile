@@ -1,0 +1,39 @@
+# The two set-up commands of the README: `make score` and `make test`.
+# Both create the virtual environment .venv from a clean checkout.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: score test lint sample bench clean
+
+$(BIN)/.runtime: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(BIN)/.dev: $(BIN)/.runtime requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+## score: install the runtime and score the sample phase in input/ into output/
+score: $(BIN)/.runtime
+	$(BIN)/python program/evaluate.py input output
+
+## test: install the test tools and run the whole suite
+test: $(BIN)/.dev
+	$(BIN)/ruff check program tests tools bench
+	$(BIN)/vermin --no-tips --violations -t=3.7- program
+	$(BIN)/python -m pytest -q tests
+
+## sample: regenerate the sample phase in input/ from its generators
+sample: $(BIN)/.runtime
+	$(BIN)/python tools/make_sample.py input
+
+## bench: the benchmarks of bench/, each printing ratios against an in-run baseline
+bench: $(BIN)/.dev
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) output/* dist

@@ -1,0 +1,47 @@
+"""The entry point: arguments -> run(input, output) -> exit status.
+
+Exit status 0 scored, 1 invalid submission, 2 invalid reference data, 3 a bug in the
+scoring program. On 1 and 2 the last line of stderr is one sentence saying what is
+wrong; a traceback is printed only for a bug, or with --debug.
+"""
+
+import argparse
+import sys
+import traceback
+
+from .errors import ScoringError
+from .log import Log
+from .report import format_score
+from .runner import run
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="evaluate.py",
+        description="Score a Codalab submission: INPUT holds ref/ and res/, OUTPUT receives scores.txt.",
+    )
+    parser.add_argument("input", help="directory holding ref/ (reference data) and res/ (submission)")
+    parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
+    parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
+    args = parser.parse_args(argv)
+    log = Log()
+    try:
+        scores = run(args.input, args.output, log)
+    except ScoringError as error:
+        if args.debug:
+            traceback.print_exc()
+        sys.stderr.write("%s: %s\n" % (error.audience, error.sentence))
+        return error.exit_status
+    except MemoryError:
+        if args.debug:
+            traceback.print_exc()
+        sys.stderr.write("Submission error: the submission needs more memory than the scoring machine has.\n")
+        return 1
+    except Exception:
+        traceback.print_exc()
+        sys.stderr.write("Internal error in the scoring program (not your submission's fault): "
+                         "please report it to the organizers.\n")
+        return 3
+    for key, value in scores:
+        sys.stdout.write("%s: %s\n" % (key, format_score(value)))
+    return 0

@@ -1,0 +1,218 @@
+"""The Codalab directory layout: tracks in ref/, their mirror in res/, safe paths.
+
+A track directory is INPUT/ref itself or a direct sub-directory of it holding a
+track.yaml. The submission mirrors that layout (SPEC section 2). Every path read from
+res/ must stay inside res/: symbolic links are refused before anything is read.
+"""
+
+import os
+import re
+
+import yaml
+
+from .errors import ReferenceDataError, SubmissionError
+
+#: Debris that archivers and file managers leave in zips; never part of a submission.
+JUNK_NAMES = frozenset(["__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"])
+
+
+def is_junk(name):
+    return name in JUNK_NAMES or name.startswith("._")
+
+
+def visible_entries(directory):
+    """Sorted names in `directory`, debris left out."""
+    return sorted(name for name in os.listdir(directory) if not is_junk(name))
+
+
+class TrackDir(object):
+    """One track of the reference data: where it is, what kind, and its options."""
+
+    def __init__(self, path, rel, kind, config):
+        self.path = path  # absolute path of the track directory in ref/
+        self.rel = rel  # '' for a root track, else the sub-directory name
+        self.kind = kind  # 'authentication' | 'lines' | 'events'
+        self.config = config  # the raw mapping of track.yaml
+
+    @property
+    def label(self):
+        """How messages name this track's reference files: ref/ or ref/<dir>/."""
+        return "ref/" + (self.rel + "/" if self.rel else "")
+
+    def ref_name(self, *parts):
+        return self.label + "/".join(parts)
+
+
+def read_track_yaml(path, label):
+    try:
+        with open(path, "rb") as handle:
+            config = yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = " at line %d" % (mark.line + 1)
+        raise ReferenceDataError(
+            "%s is not valid YAML%s; expected a mapping such as 'track: lines'." % (label, where)
+        )
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReferenceDataError("%s cannot be read (%s)." % (label, exc))
+    if not isinstance(config, dict) or "track" not in config:
+        raise ReferenceDataError(
+            "%s must be a mapping with at least a 'track' key, e.g. 'track: authentication'." % label
+        )
+    return config
+
+
+def find_tracks(ref_root, known_kinds):
+    """Track directories of a phase: ref/ itself, or its direct sub-directories."""
+    if not os.path.isdir(ref_root):
+        raise ReferenceDataError(
+            "The reference directory %s does not exist; the scoring program expects INPUT/ref." % ref_root
+        )
+    candidates = []
+    if os.path.isfile(os.path.join(ref_root, "track.yaml")):
+        candidates.append(("", ref_root))
+    else:
+        for name in visible_entries(ref_root):
+            sub = os.path.join(ref_root, name)
+            if os.path.isdir(sub) and os.path.isfile(os.path.join(sub, "track.yaml")):
+                candidates.append((name, sub))
+    if not candidates:
+        raise ReferenceDataError(
+            "No track.yaml found in ref/ or in any of its sub-directories; each track of a phase "
+            "needs one, e.g. 'track: authentication'."
+        )
+    tracks = []
+    for rel, path in candidates:
+        label = "ref/" + (rel + "/" if rel else "") + "track.yaml"
+        config = read_track_yaml(os.path.join(path, "track.yaml"), label)
+        kind = config["track"]
+        if kind not in known_kinds:
+            raise ReferenceDataError(
+                "%s names the track %r; expected one of %s." % (label, kind, ", ".join(sorted(known_kinds)))
+            )
+        tracks.append(TrackDir(path, rel, kind, config))
+    return tracks
+
+
+def key_prefixes(tracks):
+    """Key prefix per track: '' unless two tracks of the same kind share the phase."""
+    kinds = [track.kind for track in tracks]
+    return [
+        (key_name(track.rel) + "_") if kinds.count(track.kind) > 1 else ""
+        for track in tracks
+    ]
+
+
+def key_name(text):
+    """A name as it appears in a scores key: lower case, non-alphanumerics as '_'."""
+    return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_")
+
+
+def refuse_links(res_root):
+    """Refuse any symbolic link in the submission before anything is read from it."""
+    for directory, dirnames, filenames in os.walk(res_root):
+        for name in sorted(dirnames + filenames):
+            full = os.path.join(directory, name)
+            if os.path.islink(full):
+                rel = os.path.relpath(full, res_root)
+                raise SubmissionError(
+                    "The submission contains a symbolic link, %s; submit regular files only "
+                    "(links are refused so that nothing outside the submission is read)." % rel
+                )
+
+
+class Submission(object):
+    """The participant's files for one track, with every path confined to res/."""
+
+    def __init__(self, res_root, base, shown_prefix=""):
+        self.res_root = os.path.realpath(res_root)
+        self.base = base  # absolute directory holding this track's files
+        self.shown_prefix = shown_prefix  # how messages name the base, e.g. 'authentication/'
+
+    def path(self, *parts):
+        """The absolute path of a file of this track, refused if it leaves res/."""
+        rel = "/".join(parts)
+        full = os.path.join(self.base, *parts)
+        if os.path.islink(full) or not os.path.realpath(full).startswith(self.res_root + os.sep):
+            raise SubmissionError(
+                "%s leaves the submission folder or is a link; submit regular files only." % self.name(rel)
+            )
+        return full
+
+    def name(self, *parts):
+        """How messages name a file: its path inside the submission as zipped."""
+        return self.shown_prefix + "/".join(parts)
+
+    def exists(self, *parts):
+        return os.path.exists(os.path.join(self.base, *parts))
+
+    def isfile(self, *parts):
+        return os.path.isfile(self.path(*parts))
+
+    def isdir(self, *parts):
+        return os.path.isdir(os.path.join(self.base, *parts))
+
+    def entries(self, *parts):
+        """Sorted visible names in a directory of the submission ([] if absent)."""
+        directory = os.path.join(self.base, *parts)
+        if not os.path.isdir(directory):
+            return []
+        return visible_entries(directory)
+
+    def find_anywhere(self, filename):
+        """Paths (relative to res/) of files with this name anywhere in the submission.
+
+        Used only to explain a missing file ("found it at a/b/x.csv: zip the files at
+        the top level").
+        """
+        found = []
+        for directory, dirnames, filenames in os.walk(self.res_root):
+            dirnames[:] = sorted(d for d in dirnames if not is_junk(d))
+            for name in filenames:
+                if name.lower() == filename.lower():
+                    found.append(os.path.relpath(os.path.join(directory, name), self.res_root))
+        return sorted(found)
+
+    def missing(self, rel, expected_what):
+        """A SubmissionError for a missing file, pointing at a misplaced copy if any."""
+        filename = rel.split("/")[-1]
+        elsewhere = [p for p in self.find_anywhere(filename) if p.replace(os.sep, "/") != self.name(rel)]
+        hint = ""
+        if elsewhere:
+            hint = " (found %s: put the files at the top level of the zip, not inside folders)" % elsewhere[0]
+        return SubmissionError("The submission has no %s; expected %s%s." % (self.name(rel), expected_what, hint))
+
+
+def submission_for(track, res_root, all_tracks, log):
+    """Where the submission's files for `track` are: res/<dir>/ or res/, or the one
+    top-level folder of the submission when the participant zipped a folder."""
+    if not os.path.isdir(res_root):
+        raise SubmissionError("The submission is empty; the zip must hold the result files.")
+    rel = track.rel
+    primary = os.path.join(res_root, rel) if rel else res_root
+    top = _single_top_folder(res_root)
+    if top is not None:
+        if rel:
+            expected = set(t.rel for t in all_tracks)
+        else:
+            expected = set(name for name in visible_entries(track.path) if os.path.isdir(os.path.join(track.path, name)))
+        use_top = top not in expected and not (rel and os.path.isdir(primary))
+        if use_top:
+            log.info("The submission holds a single folder, %s/; its content is scored as the submission." % top)
+            base = os.path.join(res_root, top, rel) if rel else os.path.join(res_root, top)
+            return Submission(res_root, base, top + "/" + (rel + "/" if rel else ""))
+    if rel and not os.path.isdir(primary):
+        raise SubmissionError(
+            "The submission has no folder %s/; this phase expects one folder per track (%s)."
+            % (rel, ", ".join(t.rel + "/" for t in all_tracks))
+        )
+    return Submission(res_root, primary, rel + "/" if rel else "")
+
+
+def _single_top_folder(res_root):
+    names = visible_entries(res_root)
+    if len(names) == 1 and os.path.isdir(os.path.join(res_root, names[0])):
+        return names[0]
+    return None

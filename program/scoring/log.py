@@ -1,0 +1,20 @@
+"""Plain log lines on stderr, also kept for the detailed results page."""
+
+import sys
+
+
+class Log(object):
+    def __init__(self, stream=None):
+        self.stream = stream if stream is not None else sys.stderr
+        self.lines = []
+
+    def info(self, message):
+        self._emit(message)
+
+    def warn(self, message):
+        self._emit("WARNING: " + message)
+
+    def _emit(self, line):
+        self.lines.append(line)
+        self.stream.write(line + "\n")
+        self.stream.flush()

@@ -1,0 +1,399 @@
+"""Reader of the authentication track (FalsID): ground truth, labels, distances.
+
+Turns the files of ref/ and res/ into canonical arrays aligned on the ground truth's
+image order, or raises an error naming the file, the line and what was expected.
+"""
+
+import os
+
+import numpy as np
+
+from ..errors import ReferenceDataError, SubmissionError
+from .text import decode_lines, read_csv_table
+
+AUTHENTIC, IMITATION = 0, 1
+
+
+class Subset(object):
+    """The ground truth of one subset: image names and labels (0 authentic, 1 imitation)."""
+
+    def __init__(self, name, filenames, labels):
+        self.name = name
+        self.filenames = filenames
+        self.labels = np.asarray(labels, dtype=np.int8)
+
+
+def parse_label(text, subset_name):
+    """0 or 1 for '0'/'1', 'authentic'/'imitation', '<Subset>'/'not-<Subset>'; else None."""
+    value = text.strip().lower()
+    if value in ("0", "authentic", subset_name.lower()):
+        return AUTHENTIC
+    if value in ("1", "imitation", "not-" + subset_name.lower()):
+        return IMITATION
+    return None
+
+
+def allowed_labels(subset_name):
+    return "0/1, authentic/imitation or %s/not-%s" % (subset_name, subset_name)
+
+
+def subset_names(track_path):
+    """The subsets of a track: one <Subset>.csv per subset in ref/."""
+    return sorted(os.path.splitext(name)[0] for name in os.listdir(track_path)
+                  if name.lower().endswith(".csv") and os.path.isfile(os.path.join(track_path, name)))
+
+
+def read_ground_truth(track):
+    names = subset_names(track.path)
+    if not names:
+        raise ReferenceDataError(
+            "%s holds no <Subset>.csv ground-truth file; expected e.g. Pizan.csv with columns filename,label."
+            % track.label
+        )
+    subsets = []
+    for name in names:
+        shown = track.ref_name(name + ".csv")
+        index, rows = read_csv_table(os.path.join(track.path, name + ".csv"), shown,
+                                     ["filename", "label"], error=ReferenceDataError)
+        filenames, labels, seen = [], [], {}
+        for line, cells in rows:
+            filename, text = cells[index["filename"]], cells[index["label"]]
+            label = parse_label(text, name)
+            if label is None:
+                raise ReferenceDataError("%s line %d has the label %r; expected %s."
+                                         % (shown, line, text, allowed_labels(name)))
+            if filename in seen:
+                raise ReferenceDataError("%s line %d repeats %s (first on line %d); each image once."
+                                         % (shown, line, filename, seen[filename]))
+            seen[filename] = line
+            filenames.append(filename)
+            labels.append(label)
+        if not filenames:
+            raise ReferenceDataError("%s lists no image." % shown)
+        subsets.append(Subset(name, filenames, labels))
+    return subsets
+
+
+def match_names(submitted, truth, shown, log):
+    """For each ground-truth name, the index of its entry in `submitted`.
+
+    Exact names first; a name still unmatched is matched on its name without the
+    extension when that is unambiguous on both sides. Missing names are an error;
+    extra names are ignored with a warning.
+    """
+    position = dict((name, i) for i, name in enumerate(submitted))
+    order = [position.get(name) for name in truth]
+    unmatched_truth = [j for j, i in enumerate(order) if i is None]
+    if unmatched_truth:
+        used = set(i for i in order if i is not None)
+        by_stem_submitted = {}
+        for i, name in enumerate(submitted):
+            if i not in used:
+                by_stem_submitted.setdefault(os.path.splitext(name)[0], []).append(i)
+        by_stem_truth = {}
+        for j in unmatched_truth:
+            by_stem_truth.setdefault(os.path.splitext(truth[j])[0], []).append(j)
+        matched_by_stem = 0
+        for stem, truth_indices in by_stem_truth.items():
+            candidates = by_stem_submitted.get(stem, [])
+            if len(truth_indices) == 1 and len(candidates) == 1:
+                order[truth_indices[0]] = candidates[0]
+                matched_by_stem += 1
+        if matched_by_stem:
+            example = next(j for j in unmatched_truth if order[j] is not None)
+            log.info("%s: %d names matched without their extension (e.g. %s as %s)."
+                     % (shown, matched_by_stem, submitted[order[example]], truth[example]))
+    missing = [truth[j] for j, i in enumerate(order) if i is None]
+    if missing:
+        raise SubmissionError(
+            "%s lacks %d of the %d images of the ground truth, e.g. %s; every image must be listed."
+            % (shown, len(missing), len(truth), ", ".join(missing[:3]))
+        )
+    extra = len(submitted) - len(truth)
+    if extra > 0:
+        used = set(order)
+        examples = [name for i, name in enumerate(submitted) if i not in used][:3]
+        log.warn("%s lists %d names that are not in the ground truth (ignored), e.g. %s."
+                 % (shown, extra, ", ".join(examples)))
+    return np.asarray(order, dtype=np.int64)
+
+
+def _no_duplicates(names, lines, shown):
+    first = {}
+    for name, line in zip(names, lines):
+        if name in first:
+            raise SubmissionError("%s line %d repeats %s (first on line %d); list each image once."
+                                  % (shown, line, name, first[name]))
+        first[name] = line
+
+
+def read_subset_labels(path, shown, subset):
+    index, rows = read_csv_table(path, shown, ["filename", "label"], optional=["subset"])
+    names, labels, lines = [], [], []
+    for line, cells in rows:
+        text = cells[index["label"]]
+        label = parse_label(text, subset.name)
+        if label is None:
+            raise SubmissionError("%s line %d has the label %r; expected %s."
+                                  % (shown, line, text, allowed_labels(subset.name)))
+        names.append(cells[index["filename"]])
+        labels.append(label)
+        lines.append(line)
+    _no_duplicates(names, lines, shown)
+    return names, labels
+
+
+def read_merged_labels(path, shown, subsets):
+    """labels.csv covering all subsets: (names, labels) per subset name."""
+    index, rows = read_csv_table(path, shown, ["filename", "label"], optional=["subset"])
+    by_lower = dict((s.name.lower(), s) for s in subsets)
+    owner = {}
+    for s in subsets:
+        for filename in s.filenames:
+            owner.setdefault(filename, []).append(s.name)
+            owner.setdefault(os.path.splitext(filename)[0], []).append(s.name)
+    per_subset = dict((s.name, ([], [], [])) for s in subsets)
+    for line, cells in rows:
+        filename, text = cells[index["filename"]], cells[index["label"]]
+        named = None
+        if "subset" in index:
+            named = by_lower.get(cells[index["subset"]].lower())
+            if named is None:
+                raise SubmissionError("%s line %d names the subset %r; expected one of %s."
+                                      % (shown, line, cells[index["subset"]], ", ".join(s.name for s in subsets)))
+        value = text.lower()
+        by_label = by_lower.get(value[4:] if value.startswith("not-") else value)
+        if named is not None and by_label is not None and by_label is not named:
+            raise SubmissionError("%s line %d says subset %s but the label %r names %s; make them agree."
+                                  % (shown, line, named.name, text, by_label.name))
+        subset = named or by_label
+        if subset is None:
+            candidates = owner.get(filename) or owner.get(os.path.splitext(filename)[0]) or []
+            if len(set(candidates)) != 1:
+                raise SubmissionError(
+                    "%s line %d: the subset of %s cannot be told from its name or its label %r; "
+                    "add a subset column or use labels like Pizan/not-Pizan." % (shown, line, filename, text))
+            subset = by_lower[candidates[0].lower()]
+        label = parse_label(text, subset.name)
+        if label is None:
+            raise SubmissionError("%s line %d has the label %r for subset %s; expected %s."
+                                  % (shown, line, text, subset.name, allowed_labels(subset.name)))
+        names, labels, lines = per_subset[subset.name]
+        names.append(filename)
+        labels.append(label)
+        lines.append(line)
+    for names, _, lines in per_subset.values():
+        _no_duplicates(names, lines, shown)
+    return dict((name, (v[0], v[1])) for name, v in per_subset.items())
+
+
+# ---------------------------------------------------------------- distances
+
+
+def available_memory():
+    """Bytes of memory available to this process (MemAvailable), or None if unknown."""
+    try:
+        with open("/proc/meminfo") as stream:
+            for line in stream:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IOError, ValueError):
+        pass
+    return None
+
+
+def check_memory(n, itemsize, shown):
+    needed = n * n * itemsize
+    available = available_memory()
+    if available is not None and needed > available * 0.8:
+        raise SubmissionError(
+            "%s is a %d x %d matrix that needs %.1f GB of memory but the scoring machine has %.1f GB free; "
+            "submit it as %s_distances.npz with float32 distances, or check its size."
+            % (shown, n, n, needed / 1e9, available / 1e9, shown.rsplit("_distances", 1)[0].split("/")[-1])
+        )
+
+
+def read_distances_npz(path, shown):
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except Exception:
+        raise SubmissionError("%s is not a readable .npz archive; save it with numpy.savez(names=..., distances=...)."
+                              % shown)
+    with archive:
+        members = set(archive.files)
+        if not set(["names", "distances"]) <= members:
+            raise SubmissionError("%s holds the arrays %s; expected 'names' and 'distances'."
+                                  % (shown, ", ".join(sorted(members)) or "none"))
+        try:
+            names = archive["names"]
+            if names.ndim != 1 or names.dtype.kind not in "US":
+                raise SubmissionError("%s: 'names' must be a 1-D array of strings (found %s of shape %s)."
+                                      % (shown, names.dtype, names.shape))
+            check_memory(names.shape[0], 8, shown)
+            distances = archive["distances"]
+        except ValueError:
+            raise SubmissionError("%s holds object arrays; save names as strings and distances as floats "
+                                  "(pickled objects are refused)." % shown)
+    names = [n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n) for n in names.tolist()]
+    if distances.dtype.kind not in "fiu":
+        raise SubmissionError("%s: 'distances' must hold numbers (found %s)." % (shown, distances.dtype))
+    if distances.dtype.kind != "f":
+        distances = distances.astype(np.float64)
+    return names, _checked_matrix(distances, names, shown, lambda i, j: "row %d, column %d" % (i, j))
+
+
+def _checked_matrix(distances, names, shown, where):
+    n = len(names)
+    if distances.ndim != 2 or distances.shape[0] != distances.shape[1]:
+        raise SubmissionError("%s: the distance matrix is %s; expected a square %d x %d matrix."
+                              % (shown, " x ".join(str(s) for s in distances.shape), n, n))
+    if distances.shape[0] != n:
+        raise SubmissionError("%s has %d names for a %d x %d matrix; expected one name per row."
+                              % (shown, n, distances.shape[0], distances.shape[1]))
+    bad = _first_not_finite(distances)
+    if bad is not None:
+        i, j = bad
+        raise SubmissionError("%s %s (%s to %s) is %r; every distance must be a finite number."
+                              % (shown, where(i, j), names[i], names[j], float(distances[i, j])))
+    return distances
+
+
+def _first_not_finite(distances):
+    rows = max(1, (16 * 1024 * 1024) // max(1, distances.shape[1]))
+    for start in range(0, distances.shape[0], rows):
+        block = np.isfinite(distances[start:start + rows])
+        if not block.all():
+            i, j = np.argwhere(~block)[0]
+            return start + int(i), int(j)
+    return None
+
+
+def _split_name(line):
+    """(name, rest) of a data line of the labeled CSV; the name may be quoted."""
+    if line.startswith('"'):
+        end = line.find('",', 1)
+        if end < 0:
+            return None, None
+        return line[1:end].replace('""', '"'), line[end + 2:]
+    comma = line.find(",")
+    if comma < 0:
+        return None, None
+    return line[:comma].strip(), line[comma + 1:]
+
+
+def read_distances_csv(path, shown):
+    """A square labeled matrix: header ',name1,name2,...', then 'name_i,d_i1,d_i2,...'.
+
+    Parsed by numpy's own C parser (numpy 1.23+) or numpy.fromstring per row; a
+    failure is re-read row by row to name the first bad cell.
+    """
+    import csv
+
+    with open(path, "rb") as stream:
+        head = stream.readline()
+        header = decode_lines(head, shown)
+        if not header:
+            raise SubmissionError("%s is empty; expected a header row of file names." % shown)
+        cells = next(csv.reader([header[0]]))
+        if len(cells) < 2:
+            raise SubmissionError("%s line 1 should be the header ',name1,name2,...' (found %r); "
+                                  "separate the cells with commas." % (shown, header[0][:60]))
+        names = [c.strip() for c in cells[1:]]
+        if all(_is_number(c) for c in cells):
+            raise SubmissionError("%s line 1 holds numbers; expected a header row of file names "
+                                  "(top-left cell empty)." % shown)
+        n = len(names)
+        check_memory(n, 8, shown)
+        row_names = []
+        try:
+            text = (line.decode("utf-8") for line in stream)
+            distances = _parse_rows(text, n, row_names)
+        except (ValueError, UnicodeDecodeError):
+            distances = None
+    if distances is None or len(row_names) != n or distances.shape != (n, n) or None in row_names:
+        _diagnose_csv(path, shown, n)
+        raise SubmissionError("%s is not a %d x %d labeled matrix; expected a header row and one row per image."
+                              % (shown, n, n))
+    for i, (row, column) in enumerate(zip(row_names, names)):
+        if row != column:
+            raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
+                                  "the same names in the same order." % (shown, i + 2, row, i + 1, column))
+    return names, _checked_matrix(distances, names, shown, lambda i, j: "line %d, column %d" % (i + 2, j + 2))
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _parse_rows(lines, n, row_names):
+    def values():
+        for line in lines:
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            name, rest = _split_name(line)
+            row_names.append(name)
+            if rest is None:
+                raise ValueError("no comma")
+            yield rest
+
+    if _numpy_has_c_loadtxt():
+        distances = np.loadtxt(values(), delimiter=",", dtype=np.float64, ndmin=2, comments=None)
+        if distances.size == 0:
+            distances = distances.reshape(0, n)
+        return distances
+    distances = np.empty((n, n), dtype=np.float64)
+    count = 0
+    for rest in values():
+        if count >= n:
+            raise ValueError("too many rows")
+        row = np.fromstring(rest, dtype=np.float64, sep=",")
+        if row.shape[0] != n:
+            raise ValueError("bad row")
+        distances[count] = row
+        count += 1
+    if count != n:
+        raise ValueError("too few rows")
+    return distances
+
+
+def _numpy_has_c_loadtxt():
+    major, minor = (int(p) for p in np.__version__.split(".")[:2])
+    return (major, minor) >= (1, 23)
+
+
+def _diagnose_csv(path, shown, n):
+    """Re-read row by row to name the first malformed line and cell."""
+    with open(path, "rb") as stream:
+        lines = decode_lines(stream.read(), shown)
+    body = lines[1:]
+    for number, line in enumerate(body, start=2):
+        if not line.strip():
+            raise SubmissionError("%s line %d is blank; remove blank lines." % (shown, number))
+        name, rest = _split_name(line)
+        if rest is None:
+            raise SubmissionError("%s line %d has no comma; expected 'name,d1,...,d%d'." % (shown, number, n))
+        cells = rest.split(",")
+        if len(cells) != n:
+            raise SubmissionError("%s line %d has %d distances; expected %d, one per column of the header."
+                                  % (shown, number, len(cells), n))
+        for column, cell in enumerate(cells, start=2):
+            if not _is_number(cell):
+                raise SubmissionError("%s line %d, column %d holds %r; expected a number."
+                                      % (shown, number, column, cell[:30]))
+    if len(body) != n:
+        raise SubmissionError("%s has %d rows of distances for %d columns; expected a square matrix."
+                              % (shown, len(body), n))
+
+
+def is_symmetric(distances):
+    rows = max(1, (16 * 1024 * 1024) // max(1, distances.shape[1]))
+    for start in range(0, distances.shape[0], rows):
+        stop = min(distances.shape[0], start + rows)
+        if not np.array_equal(distances[start:stop], distances[:, start:stop].T):
+            return False
+    return True

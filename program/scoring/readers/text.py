@@ -1,0 +1,80 @@
+"""Text and CSV files as participants write them: UTF-8 with or without a BOM, CRLF or
+LF, trailing blank lines; anything else is refused with the file and the line.
+"""
+
+import csv
+
+from ..errors import SubmissionError
+
+
+def decode_lines(data, shown_name, error=SubmissionError):
+    """The lines of a UTF-8 text file (BOM and CR removed, trailing blank lines dropped)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise error(
+            "%s line %d is not UTF-8 text (byte 0x%02x); save the file as UTF-8."
+            % (shown_name, line, data[exc.start])
+        )
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise error("%s line %d holds a NUL byte; expected a text file." % (shown_name, line))
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def read_bytes(path, shown_name, error=SubmissionError):
+    try:
+        with open(path, "rb") as stream:
+            return stream.read()
+    except (OSError, IOError) as exc:
+        raise error("%s cannot be read (%s)." % (shown_name, exc.strerror or exc))
+
+
+def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError):
+    """Rows of a comma-separated file with a header naming `columns`.
+
+    Returns (header index by lower-case column name, [(line number, cells)]). The
+    header is required, columns are matched case-insensitively, quoted fields are
+    allowed, and every row must have as many cells as the header.
+    """
+    lines = decode_lines(read_bytes(path, shown_name, error), shown_name, error)
+    if not lines:
+        raise error("%s is empty; expected a header line '%s' and one line per image."
+                    % (shown_name, ",".join(columns)))
+    header_line = lines[0]
+    rows = list(csv.reader(lines))
+    header = [cell.strip().lower() for cell in rows[0]]
+    if len(header) == 1:
+        for separator, name in ((";", "semicolons"), ("\t", "tabs")):
+            if separator in header_line:
+                raise error("%s separates its columns with %s; expected commas, e.g. '%s'."
+                            % (shown_name, name, ",".join(columns)))
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise error("%s line 1 should be the header '%s' (found '%s'); add the header line."
+                    % (shown_name, ",".join(columns + list(optional)), header_line[:80]))
+    unknown = [c for c in header if c not in columns and c not in optional]
+    if unknown:
+        raise error("%s has an unexpected column %r; expected the columns %s."
+                    % (shown_name, unknown[0], ", ".join(columns + list(optional))))
+    if len(set(header)) != len(header):
+        raise error("%s repeats a column in its header; expected %s." % (shown_name, ",".join(columns)))
+    index = dict((name, i) for i, name in enumerate(header))
+    body = []
+    for number, cells in enumerate(rows[1:], start=2):
+        if not cells or (len(cells) == 1 and not cells[0].strip()):
+            raise error("%s line %d is blank; remove blank lines." % (shown_name, number))
+        if len(cells) != len(header):
+            raise error("%s line %d has %d fields; expected %d (%s)."
+                        % (shown_name, number, len(cells), len(header), ",".join(rows[0])))
+        if [c.strip().lower() for c in cells] == header:
+            raise error("%s line %d repeats the header; keep a single header line." % (shown_name, number))
+        body.append((number, [c.strip() for c in cells]))
+    return index, body
+

@@ -1,0 +1,247 @@
+"""Track `authentication` (ICDAR 2026 FalsID): authentic vs. imitation, per subset.
+
+Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> result.
+SPEC section 3; seeds/authentication-track-evaluation.txt.
+"""
+
+import io
+
+import numpy as np
+
+from .. import options as opt
+from .. import plots
+from ..errors import SubmissionError
+from ..layout import key_name
+from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
+from ..metrics.retrieval import topk_accuracy, topk_hits
+from ..readers import authentication as reader
+from ..result import Paragraph, Picture, Table, TrackResult
+
+TITLE = "Authentication (FalsID)"
+
+OPTIONS = {
+    "distances": ("required", opt.choice("required", "optional")),
+    "k": ([1, 3, 5], opt.positive_int_list()),
+    "documentation": ("optional", opt.choice("optional", "required")),
+    "public_details": (False, opt.boolean()),
+}
+
+RATES = ("accuracy", "precision", "recall", "specificity")
+DOC_EXTENSIONS = (".md", ".txt", ".pdf")
+
+FP_FN_NOTE = (
+    "About the names of the errors: the competition text calls 'FP' an imitation accepted as "
+    "authentic and 'FN' an authentic image rejected as imitation (the forensic viewpoint). With "
+    "imitation as the positive class, as used for precision and recall here, the standard names "
+    "are the other way round. The tables therefore name the two errors in words."
+)
+
+
+def keys(track, options):
+    """Leaderboard keys: uar first, then balanced accuracy, top-k, per-subset rates."""
+    ks = ["top%d" % k for k in options["k"]]
+    subsets = [key_name(name) for name in reader.subset_names(track.path)]
+    per_subset = [s + "_" + m for s in subsets for m in list(RATES) + ks]
+    return ["uar", "balanced_accuracy"] + ks + per_subset
+
+
+def score(track, submission, options, log):
+    subsets = reader.read_ground_truth(track)
+    predictions = read_predictions(submission, subsets, log)
+    documentation = find_documentation(submission, options, log)
+    ks = options["k"]
+    result = TrackResult("authentication", TITLE)
+    per_subset = []
+    for subset in subsets:
+        y_pred = predictions[subset.name]
+        counts = confusion_counts(subset.labels, y_pred)
+        rates = binary_rates(*counts)
+        retrieval = read_retrieval(submission, subset, ks, options, log)
+        per_subset.append((subset, y_pred, counts, rates, retrieval))
+
+    def mean(values):
+        return float(np.mean(values)) if values else 0.0
+
+    result.set_score("uar", mean([r[3]["accuracy"] for r in per_subset]))
+    result.set_score("balanced_accuracy", mean([r[3]["balanced_accuracy"] for r in per_subset]))
+    for column, k in enumerate(ks):
+        result.set_score("top%d" % k, mean([r[4]["accuracy"][column] for r in per_subset]))
+    for subset, _, _, rates, retrieval in per_subset:
+        prefix = key_name(subset.name) + "_"
+        for name in RATES:
+            result.set_score(prefix + name, rates[name])
+        for column, k in enumerate(ks):
+            result.set_score(prefix + "top%d" % k, retrieval["accuracy"][column])
+
+    describe(result, per_subset, ks, documentation, options)
+    for subset, y_pred, _, _, retrieval in per_subset:
+        result.items[subset.name] = {
+            "filenames": subset.filenames,
+            "y_true": subset.labels,
+            "y_pred": y_pred,
+            "hits": retrieval["hits"],
+            "included": retrieval["included"],
+        }
+    return result
+
+
+def read_predictions(submission, subsets, log):
+    """Predicted labels per subset, aligned on the ground truth's image order."""
+    files = submission.entries()
+    per_subset_files = [s.name + "_labels.csv" for s in subsets]
+    present = [f for f in per_subset_files if f in files]
+    merged = "labels.csv" in files
+    if merged and present:
+        raise SubmissionError("The submission holds both labels.csv and %s; keep one form: one "
+                              "<Subset>_labels.csv per subset or a single labels.csv." % submission.name(present[0]))
+    if merged:
+        shown = submission.name("labels.csv")
+        submitted = reader.read_merged_labels(submission.path("labels.csv"), shown, subsets)
+    else:
+        if not present:
+            raise _missing_labels(submission, files, per_subset_files)
+        submitted = {}
+        for subset, filename in zip(subsets, per_subset_files):
+            if filename not in files:
+                raise _missing_labels(submission, files, [filename])
+            submitted[subset.name] = reader.read_subset_labels(
+                submission.path(filename), submission.name(filename), subset)
+    predictions = {}
+    for subset in subsets:
+        names, labels = submitted[subset.name]
+        shown = submission.name("labels.csv" if merged else subset.name + "_labels.csv")
+        if merged:
+            shown += " (subset %s)" % subset.name
+        order = reader.match_names(names, subset.filenames, shown, log)
+        predictions[subset.name] = np.asarray(labels, dtype=np.int8)[order]
+    return predictions
+
+
+def _missing_labels(submission, files, expected):
+    lower = dict((f.lower(), f) for f in files)
+    for name in expected:
+        if name.lower() in lower:
+            return SubmissionError("The submission has %s but the name must be %s (file names are case-sensitive)."
+                                   % (submission.name(lower[name.lower()]), name))
+    return submission.missing(
+        expected[0], "one <Subset>_labels.csv per subset (%s) or one labels.csv" % ", ".join(expected))
+
+
+def read_retrieval(submission, subset, ks, options, log):
+    """Top-k hit values of the subset from its distance file (zeros if absent and optional)."""
+    n = len(subset.filenames)
+    empty = {"hits": np.zeros((n, len(ks))), "included": np.zeros(n, dtype=bool),
+             "accuracy": [0.0] * len(ks), "source": None}
+    stem = subset.name + "_distances"
+    files = submission.entries()
+    found = [stem + ext for ext in (".npz", ".csv") if stem + ext in files]
+    if len(found) == 2:
+        raise SubmissionError("The submission holds both %s and %s; keep one." % (
+            submission.name(found[0]), submission.name(found[1])))
+    if not found:
+        lower = dict((f.lower(), f) for f in files)
+        for ext in (".npz", ".csv"):
+            if (stem + ext).lower() in lower:
+                raise SubmissionError("The submission has %s but the name must be %s (file names are "
+                                      "case-sensitive)." % (submission.name(lower[(stem + ext).lower()]), stem + ext))
+        if options["distances"] == "required":
+            raise submission.missing(stem + ".csv", "the distance matrix %s.csv (or %s.npz) of subset %s"
+                                     % (stem, stem, subset.name))
+        log.info("No distances for subset %s: its top-k scores are 0." % subset.name)
+        return empty
+    filename = found[0]
+    shown = submission.name(filename)
+    if filename.endswith(".npz"):
+        names, distances = reader.read_distances_npz(submission.path(filename), shown)
+    else:
+        names, distances = reader.read_distances_csv(submission.path(filename), shown)
+    position = dict()
+    for i, name in enumerate(names):
+        if name in position:
+            raise SubmissionError("%s names %s twice (rows %d and %d); each image once."
+                                  % (shown, name, position[name] + 1, i + 1))
+        position[name] = i
+    order = reader.match_names(names, subset.filenames, shown, log)
+    if len(names) > n:
+        distances = distances[np.ix_(order, order)]
+        labels = subset.labels
+    else:
+        labels = np.empty(n, dtype=np.int8)
+        labels[order] = subset.labels
+    if not reader.is_symmetric(distances):
+        log.warn("%s is not symmetric; each row ranks the images for its own query." % shown)
+    hits, included = topk_hits(distances, labels, ks)
+    if len(names) == n:
+        hits, included = hits[order], included[order]
+    return {"hits": hits, "included": included, "accuracy": list(topk_accuracy(hits, included)),
+            "source": filename}
+
+
+def find_documentation(submission, options, log):
+    docs = [f for f in submission.entries() if f.lower().endswith(DOC_EXTENSIONS)]
+    if not docs:
+        if options["documentation"] == "required":
+            raise SubmissionError("The submission has no documentation; add a README.md, .txt or .pdf that "
+                                  "describes which script features drive the distances and the classification.")
+        log.warn("No documentation (README.md, .txt or .pdf) in the submission; the rules ask for one.")
+    return docs
+
+
+def describe(result, per_subset, ks, documentation, options):
+    overview = result.section("Summary")
+    overview.add(Paragraph(
+        "Ranking score uar: the mean over subsets of per-subset accuracy (the competition's formula). "
+        "balanced_accuracy: the mean over subsets of (recall + specificity) / 2. Imitation is the "
+        "positive class. Top-k: for each image, whether an image of its own class is among its k "
+        "nearest by the submitted distances (ties at the k-th place counted in expectation)."))
+    overview.add(Paragraph(FP_FN_NOTE))
+    overview.add(Paragraph("Documentation: %s." % (", ".join(documentation) if documentation else "none found")))
+    top_columns = ["top%d" % k for k in ks]
+    rows = []
+    for subset, _, counts, rates, retrieval in per_subset:
+        tp, fn, fp, tn = counts
+        rows.append([subset.name, len(subset.filenames), tp, tn, fn, fp]
+                    + [rates[m] for m in RATES] + list(retrieval["accuracy"]))
+    overview.add(Table(
+        ["subset", "images", "imitations detected", "authentic accepted", "imitations accepted as authentic",
+         "authentic rejected as imitation"] + list(RATES) + top_columns, rows, "Per subset"))
+    for subset, y_pred, counts, rates, retrieval in per_subset:
+        section = result.section("Subset %s" % subset.name)
+        tp, fn, fp, tn = counts
+        section.add(Picture(
+            plots.confusion_matrix([[tn, fp], [fn, tp]], ["authentic", "imitation"], ["authentic", "imitation"],
+                                   "%s: %d images" % (subset.name, len(subset.filenames))),
+            "Confusion matrix of %s (rows: truth, columns: prediction)" % subset.name))
+        for name, reason in undefined_rates(*counts):
+            section.add(Paragraph("%s is 0 because %s." % (name.capitalize(), reason)))
+        if retrieval["source"] is None:
+            section.add(Paragraph("No distance file was submitted for %s: its top-k scores are 0." % subset.name))
+        else:
+            left_out = int(np.count_nonzero(~retrieval["included"]))
+            section.add(Paragraph("Top-k from %s over %d images%s." % (
+                retrieval["source"], int(np.count_nonzero(retrieval["included"])),
+                (" (%d left out: their class has no other image in the subset)" % left_out) if left_out else "")))
+        table = per_image_table(subset, y_pred, retrieval, ks)
+        result.private.append(("authentication/%s_images.csv" % subset.name, table))
+        if options["public_details"]:
+            section.add(Table(["filename", "true", "predicted"] + top_columns,
+                              [[f, int(t), int(p)] + list(h) for f, t, p, h in
+                               zip(subset.filenames, subset.labels, y_pred, retrieval["hits"].tolist())],
+                              "Per image (public_details: true)"))
+
+
+def per_image_table(subset, y_pred, retrieval, ks):
+    out = io.StringIO()
+    out.write("filename,true,predicted,correct,%s\n" % ",".join("top%d" % k for k in ks))
+    for i, filename in enumerate(subset.filenames):
+        hits = retrieval["hits"][i] if retrieval["included"][i] else [None] * len(ks)
+        out.write("%s,%d,%d,%d,%s\n" % (
+            _csv_cell(filename), subset.labels[i], y_pred[i], int(subset.labels[i] == y_pred[i]),
+            ",".join("" if h is None else ("%.10g" % h) for h in hits)))
+    return out.getvalue().encode("utf-8")
+
+
+def _csv_cell(text):
+    if any(c in text for c in ',"\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text

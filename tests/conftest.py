@@ -1,0 +1,60 @@
+"""Shared test helpers: the scoring program on the import path, and a runner that
+calls evaluate.py as Codalab does (a separate process, INPUT and OUTPUT arguments)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAM = os.path.join(ROOT, "program")
+sys.path.insert(0, PROGRAM)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+
+class Run(object):
+    def __init__(self, completed, output):
+        self.status = completed.returncode
+        self.stdout = completed.stdout
+        self.stderr = completed.stderr
+        self.output = output
+
+    @property
+    def last_line(self):
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
+    def scores(self):
+        """scores.txt parsed as Codalab v1.5 does: split(':') and float()."""
+        values = {}
+        with open(os.path.join(self.output, "scores.txt")) as stream:
+            for line in stream:
+                key, value = line.split(":")
+                values[key.strip()] = float(value)
+        return values
+
+    def has_scores(self):
+        return os.path.exists(os.path.join(self.output, "scores.txt"))
+
+
+def run_scorer(input_dir, output_dir, *extra):
+    completed = subprocess.run(
+        [sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(input_dir), str(output_dir)] + list(extra),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600,
+    )
+    return Run(completed, str(output_dir))
+
+
+@pytest.fixture
+def scorer():
+    return run_scorer
+
+
+def assert_clean_failure(run, status, *fragments):
+    """A refused run: the exit status, no traceback, no scores, one sentence naming the problem."""
+    assert run.status == status, (run.status, run.stderr)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert not run.has_scores()
+    for fragment in fragments:
+        assert fragment in run.last_line, (fragment, run.last_line)
