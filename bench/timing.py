@@ -1,9 +1,16 @@
 """Timing helpers shared by the benchmarks: best-of-n wall time and peak memory."""
 
-import resource
 import subprocess
 import sys
 import time
+
+# A fresh intermediate process runs the measured one, so that RUSAGE_CHILDREN's peak
+# is that of the measured process alone.
+_PEAK_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+)
 
 
 def best_time(function, repeat=3):
@@ -16,16 +23,18 @@ def best_time(function, repeat=3):
     return best
 
 
-def run_python(code_or_args, repeat=1):
-    """Best wall time and peak resident memory (bytes) of a fresh Python process."""
-    args = [sys.executable] + (["-c", code_or_args] if isinstance(code_or_args, str) else list(code_or_args))
+def run_python(args, repeat=1):
+    """Best wall time and peak resident memory (bytes) of `python3 ARGS` in a fresh process.
+
+    args: a list of arguments after the interpreter, or a string of code for -c.
+    """
+    args = ["-c", args] if isinstance(args, str) else list(args)
     best, peak = None, 0
     for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.perf_counter()
-        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        out = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, sys.executable] + args,
+                             check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
         elapsed = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         best = elapsed if best is None else min(best, elapsed)
-        peak = max(peak, after * 1024 if after > before else 0)
+        peak = max(peak, int(out.strip().splitlines()[-1]))
     return best, peak
