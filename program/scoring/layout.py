@@ -197,7 +197,8 @@ def submission_for(track, res_root, all_tracks, log):
         if rel:
             expected = set(t.rel for t in all_tracks)
         else:
-            expected = set(name for name in visible_entries(track.path) if os.path.isdir(os.path.join(track.path, name)))
+            expected = set(name for name in visible_entries(track.path)
+                           if os.path.isdir(os.path.join(track.path, name)))
         use_top = top not in expected and not (rel and os.path.isdir(primary))
         if use_top:
             log.info("The submission holds a single folder, %s/; its content is scored as the submission." % top)

@@ -87,7 +87,8 @@ def render_block(block):
         head = "".join("<th>%s</th>" % html.escape(c) for c in block.columns)
         body = "".join(
             "<tr>%s</tr>" % "".join(
-                '<td class="%s">%s</td>' % ("num" if isinstance(v, (int, float)) else "txt", html.escape(format_cell(v)))
+                '<td class="%s">%s</td>'
+                % ("num" if isinstance(v, (int, float)) else "txt", html.escape(format_cell(v)))
                 for v in row
             )
             for row in block.rows

@@ -205,7 +205,7 @@ def describe(result, per_subset, ks, documentation, options):
     overview.add(Table(
         ["subset", "images", "imitations detected", "authentic accepted", "imitations accepted as authentic",
          "authentic rejected as imitation"] + list(RATES) + top_columns, rows, "Per subset"))
-    for subset, y_pred, counts, rates, retrieval in per_subset:
+    for subset, y_pred, counts, _, retrieval in per_subset:
         section = result.section("Subset %s" % subset.name)
         tp, fn, fp, tn = counts
         section.add(Picture(
