@@ -114,6 +114,7 @@ def test_missing_track_folder_in_submission(tmp_path):
     phase = copy_sample(tmp_path)
     shutil.rmtree(str(phase / "res" / "authentication"))
     (phase / "res" / "other").mkdir()
+    (phase / "res" / "other" / "Pizan_labels.csv").write_text("filename,label\n")
     (phase / "res" / "other2").mkdir()
     run = run_scorer(phase, tmp_path / "out")
     assert_clean_failure(run, 1, "authentication/")
