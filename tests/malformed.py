@@ -274,6 +274,12 @@ def bare_matrix(phase):
     phase.write_lines("Pizan_distances.csv", [line.split(",", 1)[1] for line in phase.lines("Pizan_distances.csv")[1:]])
 
 
+@case(A, "distances-too-large-for-memory", 1, "Pizan_distances.csv", "GB", ".npz")
+def huge_header(phase):
+    names = ["IMG_%07d.jpg" % i for i in range(400000)]
+    phase.write("Pizan_distances.csv", "," + ",".join(names) + "\n" + names[0] + ",0\n")
+
+
 @case(A, "npz-not-a-zip", 1, "Tasso_distances.npz", "npz")
 def npz_text(phase):
     phase.write("Tasso_distances.npz", "this is not an archive\n")
