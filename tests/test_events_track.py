@@ -106,6 +106,8 @@ def trapezoid_ap(labels, scores):
     ("a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\na.jpg 0.1\nd.jpg 0.1\n", ["La_Tomatina.txt line 4", "first on line 1"]),
     ("a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\n", ["La_Tomatina.txt lacks 1 of the 4", "d.jpg"]),
     (b"a.jpg 0.9\nb.jpg 0.8\n\xe9.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 3", "UTF-8"]),
+    ("\n\n", ["La_Tomatina.txt is empty"]),
+    ("a.jpg 0.9\n\n\n\nb.jpg 0.8\nc.jpg 0.7\nd.jpg 0.1 x\n", ["La_Tomatina.txt line 7", "3 fields"]),
 ])
 def test_submission_errors(tmp_path, res_text, fragments):
     res = dict(RES)

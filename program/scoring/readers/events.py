@@ -24,23 +24,26 @@ _MARK = "\x00"
 
 
 class Category(object):
-    """The reference of one category: image ids in file order and who is positive."""
+    """The reference of one category: image ids in file order and who is positive.
 
-    def __init__(self, name, ids, positive):
+    Categories listing the same ids (as ChaLearn's files do) share `ids` and `lookup`:
+    the id -> index map, built on first use, and the last submitted order matched.
+    """
+
+    def __init__(self, name, ids, positive, lookup=None):
         self.name = name
         self.ids = ids
         self.positive = positive  # (n,) bool
-        self._position = None
+        self.lookup = lookup if lookup is not None else {}
 
     @property
     def positives(self):
         return int(np.count_nonzero(self.positive))
 
     def position(self):
-        """id -> index, built once (and shared by categories listing the same ids)."""
-        if self._position is None:
-            self._position = dict(zip(self.ids, range(len(self.ids))))
-        return self._position
+        if "position" not in self.lookup:
+            self.lookup["position"] = dict(zip(self.ids, range(len(self.ids))))
+        return self.lookup["position"]
 
 
 def split_pairs(data, shown, error):
@@ -59,13 +62,14 @@ def split_pairs(data, shown, error):
         if not text.endswith("\n"):
             text += "\n"
         tokens = text.replace("\n", " %s " % _MARK).split()
-        while tokens and tokens[-1] == _MARK and (len(tokens) < 2 or tokens[-2] == _MARK):
+        marks = text.count("\n")
+        while len(tokens) > 1 and tokens[-1] == _MARK and tokens[-2] == _MARK:
             tokens.pop()  # trailing blank lines
+            marks -= 1
         count = len(tokens) // 3
-        if len(tokens) == 3 * count and tokens[2::3] == [_MARK] * count:
-            first, second = tokens[0::3], tokens[1::3]
-            if _MARK not in first and _MARK not in second:
-                return first, second, None
+        # Exactly one mark after every second field and none elsewhere: two fields per line.
+        if len(tokens) == 3 * count and marks == count and tokens[2::3] == [_MARK] * count:
+            return tokens[0::3], tokens[1::3], None
     return _split_pairs_by_line(data, shown, error)
 
 
@@ -109,20 +113,26 @@ def read_reference(track):
         ids, texts, lines = split_pairs(data, shown, ReferenceDataError)
         if not ids:
             raise ReferenceDataError("%s lists no image; expected lines '<image id> <label>'." % shown)
-        flags = list(map(LABELS.get, texts, repeat(None)))
-        if None in flags:
-            i = flags.index(None)
-            raise ReferenceDataError("%s line %d has the label %r; expected 1 (positive), 0 or -1 (negative)."
-                                     % (shown, line_number(lines, i), texts[i]))
+        positive = _positive_mask(texts, lines, shown)
         previous = categories[-1] if categories else None
         if previous is not None and ids == previous.ids:
-            category = Category(name, previous.ids, np.array(flags, dtype=bool))
-            category._position = previous.position()  # the same list: share its id -> index map
+            category = Category(name, previous.ids, positive, previous.lookup)
         else:
             _refuse_duplicates(ids, lines, shown, ReferenceDataError)
-            category = Category(name, ids, np.array(flags, dtype=bool))
+            category = Category(name, ids, positive)
         categories.append(category)
     return categories
+
+
+def _positive_mask(texts, lines, shown):
+    """True for label 1, False for 0 or -1; any other label is an organizer error."""
+    found = set(texts)
+    if not found <= set(LABELS):
+        i = next(i for i, text in enumerate(texts) if text not in LABELS)
+        raise ReferenceDataError("%s line %d has the label %r; expected 1 (positive), 0 or -1 (negative)."
+                                 % (shown, line_number(lines, i), texts[i]))
+    is_positive = "1".__eq__ if "+1" not in found else set(["1", "+1"]).__contains__
+    return np.fromiter(map(is_positive, texts), dtype=bool, count=len(texts))
 
 
 def _refuse_duplicates(ids, lines, shown, error):
@@ -188,6 +198,9 @@ def read_confidences(path, shown, category, missing):
     ranked below every submitted one, tied together).
     """
     ids, texts, lines = split_pairs(read_bytes(path, shown), shown, SubmissionError)
+    if not ids:
+        raise SubmissionError("%s is empty; expected one line '<image id> <confidence>' per image of category %s."
+                              % (shown, category.name))
     confidences = _to_floats(texts, lines, shown)
     bad = np.flatnonzero(~np.isfinite(confidences))
     if bad.size:
@@ -197,8 +210,26 @@ def read_confidences(path, shown, category, missing):
     n = len(category.ids)
     if ids == category.ids:
         return confidences, 0
-    position = category.position()
-    index = np.fromiter(map(position.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
+    matched = category.lookup.get("matched")
+    if matched is not None and ids == matched[0]:
+        index, counts = matched[1], matched[2]  # the same order as the previous file
+    else:
+        index, counts = _match_ids(ids, lines, shown, category)
+        category.lookup["matched"] = (ids, index, counts)
+    aligned = np.full(n, -np.inf)
+    aligned[index] = confidences
+    absent = int(np.count_nonzero(counts == 0))
+    if absent and missing == "error":
+        examples = [category.ids[j] for j in np.flatnonzero(counts == 0)[:3]]
+        raise SubmissionError("%s lacks %d of the %d images of category %s, e.g. %s; list every image with a "
+                              "confidence." % (shown, absent, n, category.name, ", ".join(examples)))
+    return aligned, absent
+
+
+def _match_ids(ids, lines, shown, category):
+    """The reference index of every submitted id, and how often each is submitted."""
+    n = len(category.ids)
+    index = np.fromiter(map(category.position().get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
     unknown = np.flatnonzero(index < 0)
     if unknown.size:
         i = unknown[0]
@@ -208,14 +239,7 @@ def read_confidences(path, shown, category, missing):
     counts = np.bincount(index, minlength=n)
     if (counts > 1).any():
         _refuse_duplicates(ids, lines, shown, SubmissionError)
-    aligned = np.full(n, -np.inf)
-    aligned[index] = confidences
-    absent = int(np.count_nonzero(counts == 0))
-    if absent and missing == "error":
-        examples = [category.ids[j] for j in np.flatnonzero(counts == 0)[:3]]
-        raise SubmissionError("%s lacks %d of the %d images of category %s, e.g. %s; list every image with a "
-                              "confidence." % (shown, absent, n, category.name, ", ".join(examples)))
-    return aligned, absent
+    return index, counts
 
 
 def _to_floats(texts, lines, shown):

@@ -122,48 +122,52 @@ def describe(result, rows, kept, options):
 
 
 def hardest_images(rows):
-    """CSV: per category, the positives ranked lowest and the negatives ranked highest."""
+    """CSV: per category, the positives ranked lowest and the negatives ranked highest.
+
+    rank = 1 + the number of images with a strictly higher confidence (tied images
+    share a rank, so the table does not depend on file order).
+    """
     out = io.StringIO()
     out.write("category,image,label,confidence,rank\n")
     for row in rows:
         category, scores = row["category"], row["scores"]
-        order = np.argsort(-scores, kind="mergesort")
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(1, len(order) + 1)
-        positives = np.flatnonzero(category.positive)
-        negatives = np.flatnonzero(~category.positive)
-        worst_positives = positives[np.argsort(-rank[positives], kind="mergesort")[:HARDEST]]
-        best_negatives = negatives[np.argsort(rank[negatives], kind="mergesort")[:HARDEST]]
-        for label, chosen in ((1, worst_positives), (0, best_negatives)):
-            for i in chosen:
-                out.write("%s,%s,%d,%s,%d\n" % (category.name, category.ids[i], label,
-                                                "%.10g" % scores[i] if np.isfinite(scores[i]) else "not submitted",
-                                                rank[i]))
+        for label, members, sign in ((1, category.positive, 1.0), (0, ~category.positive, -1.0)):
+            members = np.flatnonzero(members)
+            if members.shape[0] > HARDEST:  # lowest positives, highest negatives
+                members = members[np.argpartition(sign * scores[members], HARDEST - 1)[:HARDEST]]
+            members = members[np.lexsort((members, sign * scores[members]))]
+            ranks = 1 + np.count_nonzero(scores[None, :] > scores[members][:, None], axis=1)
+            for i, rank in zip(members.tolist(), ranks.tolist()):
+                shown = "%.10g" % scores[i] if np.isfinite(scores[i]) else "not submitted"
+                out.write("%s,%s,%d,%s,%d\n" % (category.name, category.ids[i], label, shown, rank))
     return out.getvalue().encode("utf-8")
 
 
 CHART_W, CHART_H, MARGIN_L, MARGIN_T, MARGIN_B = 180, 120, 30, 18, 18
-LIGHT = (200, 200, 200)
+#: The chart is a palette image (fast to encode): white, black, grey, light grey, blue.
+PALETTE = (255, 255, 255, 0, 0, 0, 150, 150, 150, 215, 215, 215, 0, 0, 230)
+WHITE, BLACK, GREY, LIGHT, BLUE = range(5)
 
 
 def precision_recall_chart(recall, precision, envelope, title):
     """A small chart: the raw precision in ranking order (grey) and its envelope (blue)."""
-    width, height = MARGIN_L + CHART_W + 8, MARGIN_T + CHART_H + MARGIN_B
-    image = Image.new("RGB", (width, height), plots.WHITE)
+    width, height = MARGIN_L + CHART_W + 10, MARGIN_T + CHART_H + MARGIN_B
+    image = Image.new("P", (width, height), WHITE)
+    image.putpalette(PALETTE + (0, 0, 0) * (256 - len(PALETTE) // 3))
     draw = ImageDraw.Draw(image)
-    plots.centered_text(draw, (0, 0, width, MARGIN_T - 2), title)
+    plots.centered_text(draw, (0, 0, width, MARGIN_T - 2), title, fill=BLACK)
     left, top, right, bottom = MARGIN_L, MARGIN_T, MARGIN_L + CHART_W, MARGIN_T + CHART_H
     for fraction in (0.5, 1.0):
         y = bottom - int(round(fraction * CHART_H))
         draw.line([(left, y), (right, y)], fill=LIGHT)
         x = left + int(round(fraction * CHART_W))
         draw.line([(x, top), (x, bottom)], fill=LIGHT)
-    draw.rectangle((left, top, right, bottom), outline=plots.GREY)
-    draw.text((2, top - 4), "1.0", fill=plots.BLACK, font=plots.font())
-    draw.text((2, bottom - 8), "0.0", fill=plots.BLACK, font=plots.font())
-    draw.text((left - 4, bottom + 3), "0", fill=plots.BLACK, font=plots.font())
-    draw.text((right - 12, bottom + 3), "1.0", fill=plots.BLACK, font=plots.font())
-    plots.centered_text(draw, (left, bottom + 2, right, height), "recall")
+    draw.rectangle((left, top, right, bottom), outline=GREY)
+    draw.text((4, top - 4), "1.0", fill=BLACK, font=plots.font())
+    draw.text((4, bottom - 8), "0.0", fill=BLACK, font=plots.font())
+    draw.text((left - 2, bottom + 3), "0", fill=BLACK, font=plots.font())
+    draw.text((right - 8, bottom + 3), "1", fill=BLACK, font=plots.font())
+    plots.centered_text(draw, (left, bottom + 2, right, height), "recall", fill=BLACK)
 
     def pixels(r, p):
         xs = np.rint(left + np.asarray(r) * CHART_W).astype(np.int64)
@@ -174,8 +178,10 @@ def precision_recall_chart(recall, precision, envelope, title):
 
     raw = pixels(recall, precision)
     if len(raw) > 1:
-        draw.line(raw, fill=plots.GREY)
+        draw.line(raw, fill=GREY)
     steps = pixels(np.concatenate(([0.0], recall)), np.concatenate((envelope[:1], envelope)))
     if len(steps) > 1:
-        draw.line(steps, fill=plots.BLUE, width=2)
-    return plots.png_bytes(image)
+        draw.line(steps, fill=BLUE, width=2)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
