@@ -149,13 +149,12 @@ PALETTE = (255, 255, 255, 0, 0, 0, 150, 150, 150, 215, 215, 215, 0, 0, 230)
 WHITE, BLACK, GREY, LIGHT, BLUE = range(5)
 
 
-def precision_recall_chart(recall, precision, envelope, title):
-    """A small chart: the raw precision in ranking order (grey) and its envelope (blue)."""
+def _chart_frame():
+    """The empty chart (frame, grid, axis labels), drawn once and copied for each chart."""
     width, height = MARGIN_L + CHART_W + 10, MARGIN_T + CHART_H + MARGIN_B
     image = Image.new("P", (width, height), WHITE)
     image.putpalette(PALETTE + (0, 0, 0) * (256 - len(PALETTE) // 3))
     draw = ImageDraw.Draw(image)
-    plots.centered_text(draw, (0, 0, width, MARGIN_T - 2), title, fill=BLACK)
     left, top, right, bottom = MARGIN_L, MARGIN_T, MARGIN_L + CHART_W, MARGIN_T + CHART_H
     for fraction in (0.5, 1.0):
         y = bottom - int(round(fraction * CHART_H))
@@ -168,6 +167,21 @@ def precision_recall_chart(recall, precision, envelope, title):
     draw.text((left - 2, bottom + 3), "0", fill=BLACK, font=plots.font())
     draw.text((right - 8, bottom + 3), "1", fill=BLACK, font=plots.font())
     plots.centered_text(draw, (left, bottom + 2, right, height), "recall", fill=BLACK)
+    return image
+
+
+_FRAME = []
+
+
+def precision_recall_chart(recall, precision, envelope, title):
+    """A small chart: the raw precision in ranking order (grey) and its envelope (blue)."""
+    if not _FRAME:
+        _FRAME.append(_chart_frame())
+    image = _FRAME[0].copy()
+    draw = ImageDraw.Draw(image)
+    width = image.size[0]
+    plots.centered_text(draw, (0, 0, width, MARGIN_T - 2), title, fill=BLACK)
+    left, bottom = MARGIN_L, MARGIN_T + CHART_H
 
     def pixels(r, p):
         xs = np.rint(left + np.asarray(r) * CHART_W).astype(np.int64)
