@@ -7,8 +7,10 @@ import shutil
 import numpy as np
 import pytest
 from conftest import ROOT, assert_clean_failure, run_scorer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scoring.errors import SubmissionError
-from scoring.readers.events import near_name, split_pairs
+from scoring.readers.events import _split_pairs_by_line, line_number, near_name, split_pairs
 
 SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")
 SAMPLE_RES = os.path.join(ROOT, "input", "res", "events")
@@ -195,3 +197,29 @@ def test_fast_and_slow_paths_agree():
 def test_near_name():
     assert near_name("La_Tomatina.txt", ["LA-TOMATINA.TXT", "other.txt"]) == "LA-TOMATINA.TXT"
     assert near_name("La_Tomatina.txt", ["Holi_Festival.txt"]) is None
+
+
+field = st.text(st.sampled_from("ab1.-_é"), min_size=1, max_size=4)
+separator = st.sampled_from([" ", "\t", "  ", " \t"])
+line = st.one_of(
+    st.tuples(field, separator, field).map("".join),
+    st.tuples(field, separator, field, separator, field).map("".join),
+    field, st.just(""), st.just("  "),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(line, max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_fast_path_agrees_with_the_line_by_line_pass(lines, end, bom, final_end):
+    text = end.join(lines) + (end if final_end else "")
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    try:
+        expected = _split_pairs_by_line(data, "f", SubmissionError)
+    except SubmissionError as error:
+        with pytest.raises(SubmissionError) as raised:
+            split_pairs(data, "f", SubmissionError)
+        assert raised.value.sentence == error.sentence
+        return
+    first, second, numbers = split_pairs(data, "f", SubmissionError)
+    assert (first, second) == expected[:2]
+    assert [line_number(numbers, i) for i in range(len(first))] == expected[2]
