@@ -50,7 +50,11 @@ def test_hand_worked_map(tmp_path):
     # Worst first in the table.
     assert page.index("La_Tomatina") < page.index("Holi_Festival")
     assert page.count("data:image/png;base64,") == 2
-    assert os.path.isfile(os.path.join(run.output, "private", "events", "hardest_images.csv"))
+    hardest = open(os.path.join(run.output, "private", "events", "hardest_images.csv")).read().splitlines()
+    # Worst category first; its positives from the lowest rank up, then its negatives from the highest.
+    assert hardest[:5] == ["category,image,label,confidence,rank", "La_Tomatina,c.jpg,1,0.7,3",
+                           "La_Tomatina,a.jpg,1,0.9,1", "La_Tomatina,b.jpg,0,0.8,2", "La_Tomatina,d.jpg,0,0.1,4"]
+    assert "c.jpg" not in page  # per-image results stay private by default
 
 
 def test_formats_tolerated(tmp_path):

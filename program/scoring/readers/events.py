@@ -170,10 +170,10 @@ def check_files(submission, categories, log):
     """Every category has its file; near names are pointed out, unknown files ignored."""
     entries = submission.entries()
     expected = [c.name + ".txt" for c in categories]
-    present = set(entries)
+    wanted, present = set(expected), set(entries)
     absent = [name for name in expected if name not in present]
     if absent:
-        unused = [e for e in entries if e not in set(expected) and submission.isfile(e)]
+        unused = [e for e in entries if e not in wanted and submission.isfile(e)]
         more = ""
         if len(absent) > 1:
             more = " (%d category files are missing in all, e.g. %s)" % (len(absent), ", ".join(absent[:3]))
@@ -185,7 +185,7 @@ def check_files(submission, categories, log):
         error = submission.missing(absent[0], "one <Category>.txt per category, e.g. %s, with lines "
                                    "'<image id> <confidence>'" % expected[0])
         raise SubmissionError(error.sentence[:-1] + more + ".")
-    extra = [e for e in entries if e not in set(expected) and e.lower().endswith(".txt")]
+    extra = [e for e in entries if e not in wanted and e.lower().endswith(".txt")]
     if extra:
         log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
                  % (len(extra), ", ".join(extra[:3])))

@@ -112,23 +112,23 @@ def describe(result, rows, kept, options):
                            "%s: AP %.4f" % (name, row["ap"]), "precision/recall of %s" % name))
 
     hardest = hardest_images(ordered)
-    result.private.append(("events/hardest_images.csv", hardest))
+    result.private.append(("events/hardest_images.csv", csv_bytes(HARDEST_COLUMNS, hardest)))
     if options["public_details"]:
         details = result.section("Hardest images per category (public_details: true)")
-        lines = hardest.decode("utf-8").splitlines()
-        details.add(Table(lines[0].split(","), [line.split(",") for line in lines[1:]],
-                          "Per category, the %d lowest-ranked positives and %d highest-ranked negatives"
-                          % (HARDEST, HARDEST)))
+        details.add(Table(HARDEST_COLUMNS, hardest, "Per category, the %d lowest-ranked positives and %d "
+                                                    "highest-ranked negatives" % (HARDEST, HARDEST)))
+
+
+HARDEST_COLUMNS = ["category", "image", "label", "confidence", "rank"]
 
 
 def hardest_images(rows):
-    """CSV: per category, the positives ranked lowest and the negatives ranked highest.
+    """Per category, the positives ranked lowest and the negatives ranked highest.
 
     rank = 1 + the number of images with a strictly higher confidence (tied images
     share a rank, so the table does not depend on file order).
     """
-    out = io.StringIO()
-    out.write("category,image,label,confidence,rank\n")
+    table = []
     for row in rows:
         category, scores = row["category"], row["scores"]
         for label, members, sign in ((1, category.positive, 1.0), (0, ~category.positive, -1.0)):
@@ -139,8 +139,21 @@ def hardest_images(rows):
             ranks = 1 + np.count_nonzero(scores[None, :] > scores[members][:, None], axis=1)
             for i, rank in zip(members.tolist(), ranks.tolist()):
                 shown = "%.10g" % scores[i] if np.isfinite(scores[i]) else "not submitted"
-                out.write("%s,%s,%d,%s,%d\n" % (category.name, category.ids[i], label, shown, rank))
+                table.append([category.name, category.ids[i], label, shown, rank])
+    return table
+
+
+def csv_bytes(columns, table):
+    out = io.StringIO()
+    for cells in [columns] + table:
+        out.write(",".join(_csv_cell(str(c)) for c in cells) + "\n")
     return out.getvalue().encode("utf-8")
+
+
+def _csv_cell(text):
+    if any(c in text for c in ',"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 CHART_W, CHART_H, MARGIN_L, MARGIN_T, MARGIN_B = 180, 120, 30, 18, 18
