@@ -239,7 +239,7 @@ def read_distances_npz(path, shown):
         raise SubmissionError("%s: 'distances' must hold numbers (found %s)." % (shown, distances.dtype))
     if distances.dtype.kind != "f":
         distances = distances.astype(np.float64)
-    return names, _checked_matrix(distances, names, shown, lambda i, j: "row %d, column %d" % (i, j))
+    return names, _checked_matrix(distances, names, shown, lambda i, j: "distances[%d, %d]" % (i, j))
 
 
 def _checked_matrix(distances, names, shown, where):
@@ -299,7 +299,7 @@ def read_distances_csv(path, shown):
             raise SubmissionError("%s line 1 should be the header ',name1,name2,...' (found %r); "
                                   "separate the cells with commas." % (shown, header[0][:60]))
         names = [c.strip() for c in cells[1:]]
-        if all(_is_number(c) for c in cells):
+        if all(_is_number(c) for c in cells[1:]):
             raise SubmissionError("%s line 1 holds numbers; expected a header row of file names "
                                   "(top-left cell empty)." % shown)
         n = len(names)
