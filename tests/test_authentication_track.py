@@ -40,7 +40,7 @@ def write(path, text):
 
 
 def labels_csv(names, labels, header="filename,label"):
-    return header + "\n" + "".join("%s,%s\n" % (n, l) for n, l in zip(names, labels))
+    return header + "\n" + "".join("%s,%s\n" % (name, label) for name, label in zip(names, labels))
 
 
 def distances_csv(names, matrix, columns=None):
@@ -515,3 +515,74 @@ def test_documentation_required(tmp_path):
     write(phase / "res" / "method.PDF", "%PDF-1.4\n")
     run = score(tmp_path / "b", phase)
     assert "Documentation: method.PDF." in html(run)
+
+
+# ------------------------------------------------------------ the CSV reader's two parsers
+
+
+@pytest.mark.parametrize("c_parser", [True, False])
+@pytest.mark.parametrize("quoted", [True, False])
+def test_csv_reader_paths_agree(tmp_path, monkeypatch, c_parser, quoted):
+    from scoring.errors import SubmissionError
+    from scoring.readers import authentication as reader
+    monkeypatch.setattr(reader, "_numpy_has_c_loadtxt", lambda: c_parser)
+    shown = ['"%s"' % n for n in TASSO] if quoted else TASSO
+    path = tmp_path / "Tasso_distances.csv"
+    write(path, distances_csv(shown, TASSO_DISTANCES, shown))
+    names, matrix = reader.read_distances_csv(str(path), "Tasso_distances.csv")
+    assert names == TASSO
+    assert matrix.tolist() == TASSO_DISTANCES
+    text = distances_csv(shown, TASSO_DISTANCES, shown).splitlines()
+    text[2] += ",0.5"  # one distance too many on line 3
+    write(path, "\n".join(text) + "\n")
+    with pytest.raises(SubmissionError, match="line 3 has 5 distances; expected 4"):
+        reader.read_distances_csv(str(path), "Tasso_distances.csv")
+
+
+# ------------------------------------------------------------ the README's error table
+
+
+def test_empty_submission(tmp_path):
+    phase = make_phase(tmp_path, labels=False, distances=False, documentation=False)
+    os.rmdir(str(phase / "res"))
+    failure(tmp_path, phase, "The submission is empty; the zip must hold the result files.")
+
+
+def test_label_file_inside_a_folder(tmp_path):
+    phase = make_phase(tmp_path)
+    os.makedirs(str(phase / "res" / "sub" / "dir"))
+    os.rename(str(phase / "res" / "Pizan_labels.csv"), str(phase / "res" / "sub" / "dir" / "Pizan_labels.csv"))
+    failure(tmp_path, phase, "The submission has no Pizan_labels.csv", "(found sub/dir/Pizan_labels.csv: put the "
+            "files at the top level of the zip, not inside folders).")
+
+
+@pytest.mark.parametrize("content,fragments", [
+    (b"filename,label\nPIZAN_000001.jpg,0\nPIZAN_000002.jpg,\xe9\n",
+     ["Pizan_labels.csv line 3 is not UTF-8 text (byte 0xe9); save the file as UTF-8."]),
+    (b"filename;label\nPIZAN_000001.jpg;0\n",
+     ["Pizan_labels.csv separates its columns with semicolons; expected commas, e.g. 'filename,label'."]),
+    (b"PIZAN_000001.jpg,0\nPIZAN_000002.jpg,0\n",
+     ["Pizan_labels.csv line 1 should be the header 'filename,label,subset' (found 'PIZAN_000001.jpg,0'); "
+      "add the header line."]),
+    (b"filename,label\nPIZAN_000001.jpg,0\nfilename,label\nPIZAN_000002.jpg,0\n",
+     ["Pizan_labels.csv line 3 repeats the header; keep a single header line."]),
+    (b"filename,label\nPIZAN_000001.jpg,0\nPIZAN_000002.jpg,0,1\n",
+     ["Pizan_labels.csv line 3 has 3 fields; expected 2 (filename,label)."]),
+])
+def test_malformed_label_file(tmp_path, content, fragments):
+    phase = make_phase(tmp_path)
+    with open(str(phase / "res" / "Pizan_labels.csv"), "wb") as stream:
+        stream.write(content)
+    failure(tmp_path, phase, *fragments)
+
+
+def test_matrix_too_large_for_memory(monkeypatch):
+    from scoring.errors import SubmissionError
+    from scoring.readers import authentication as reader
+    monkeypatch.setattr(reader, "available_memory", lambda: 16 * 10 ** 9)
+    with pytest.raises(SubmissionError) as raised:
+        reader.check_memory(200000, 8, "Pizan_distances.csv")
+    assert str(raised.value).startswith(
+        "Pizan_distances.csv is a 200000 x 200000 matrix that needs 320.0 GB of memory but the scoring machine has "
+        "16.0 GB free; submit it as Pizan_distances.npz")
+    reader.check_memory(20000, 8, "Pizan_distances.csv")  # 3.2 GB: fits
