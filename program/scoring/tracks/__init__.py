@@ -7,8 +7,9 @@ A track module provides:
   score(track, submission, options, log) -> result.TrackResult
 """
 
-from . import authentication
+from . import authentication, lines
 
 TRACKS = {
     "authentication": authentication,
+    "lines": lines,
 }
