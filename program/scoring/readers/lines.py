@@ -70,8 +70,8 @@ def ground_truth_pages(track):
         for filename in _page_files(os.path.join(track.path, manuscript)):
             stem = os.path.splitext(filename)[0]
             if stem in seen:
-                raise ReferenceDataError("%s and %s name the same page; keep one ground-truth mask per page."
-                                         % (track.ref_name(manuscript, seen[stem]), track.ref_name(manuscript, filename)))
+                raise ReferenceDataError("%s and %s name the same page; keep one ground-truth mask per page." % (
+                    track.ref_name(manuscript, seen[stem]), track.ref_name(manuscript, filename)))
             seen[stem] = filename
             pages.append(Page(manuscript, stem, filename))
         out.append((manuscript, pages))

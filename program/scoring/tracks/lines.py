@@ -68,13 +68,14 @@ def score(track, submission, options, log):
     wanted = [p for p, _ in chosen]
     per_page = dict((p, []) for p in wanted)  # protocol -> [(page, metrics)]
     maps = []
-    for manuscript, pages in reader.ground_truth_pages(track):
+    pages_by_manuscript = reader.ground_truth_pages(track)
+    for _, pages in pages_by_manuscript:
         for page in pages:
             metrics, classes = score_page(track, submission, page, options, wanted, result, log)
             for protocol in wanted:
                 per_page[protocol].append((page, metrics[protocol]))
             maps.append((page, full_size_png(classes), thumbnail(classes) if options["public_details"] else None))
-    manuscripts = [m for m, _ in reader.ground_truth_pages(track)]
+    manuscripts = [m for m, _ in pages_by_manuscript]
     summaries = {}
     for protocol, prefix in chosen:
         summary = summarize(per_page[protocol], manuscripts)
