@@ -33,59 +33,74 @@ def _neighbour_slices(connectivity):
     return pairs
 
 
+def _offsets(connectivity):
+    """(dy, dx) of the neighbours of a pixel."""
+    out = [(0, 1), (0, -1), (1, 0), (-1, 0)]
+    if connectivity == 8:
+        out += [(1, 1), (1, -1), (-1, 1), (-1, -1)]
+    return out
+
+
 def label_colour_classes(colours, connectivity=8):
     """Connected components of each colour class of an instance map.
 
     colours: integer array, 0 the background, any other value a colour class.
-    Returns (labels int32, count), labels numbered in raster order of their first pixel,
-    so the numbering does not depend on the colour values. Touching lines of different
+    Returns (labels int32, count). The numbering depends on where the colour classes are,
+    not on the colour values (a recoloured map gets the same labels), so the matching's
+    tie order does not either. Touching lines of different
     colours stay apart; a binary mask is split into its blobs.
 
-    The foreground is labelled once; only components that hold two colours are split,
-    by a graph whose edges join equal-colour neighbours (no loop over colours).
+    Without a loop over colours: pixels with a neighbour of another colour are the
+    boundary; the rest (the interior) is labelled once, and boundary pixels are joined to
+    their equal-colour neighbours by a small graph (nodes: interior components and
+    boundary pixels) solved by scipy.sparse.csgraph.connected_components.
     """
     foreground = colours != 0
-    labels, count = label_mask(foreground, connectivity)
-    if count == 0:
-        return labels, 0
-    pairs = _neighbour_slices(connectivity)
-    mixed = np.zeros(count + 1, dtype=bool)
-    for a, b in pairs:
-        differ = (colours[a] != colours[b]) & foreground[a] & foreground[b]
-        if differ.any():
-            mixed[labels[a][differ]] = True
-    if not mixed.any():
-        return labels, count
-    inside = mixed[labels]
-    flat_inside = np.flatnonzero(inside)
-    node = np.full(labels.shape, -1, dtype=np.int64)
-    node.flat[flat_inside] = np.arange(flat_inside.size)
-    rows, cols = [], []
-    for a, b in pairs:
-        same = inside[a] & inside[b] & (colours[a] == colours[b])
-        rows.append(node[a][same])
-        cols.append(node[b][same])
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    graph = sparse.coo_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)),
-                              shape=(flat_inside.size, flat_inside.size))
+    boundary = np.zeros(colours.shape, dtype=bool)
+    for a, b in _neighbour_slices(connectivity):
+        differ = colours[a] != colours[b]
+        differ &= foreground[a]
+        differ &= foreground[b]
+        boundary[a] |= differ
+        boundary[b] |= differ
+    if not boundary.any():
+        return label_mask(foreground, connectivity)
+    node, count = label_mask(foreground & ~boundary, connectivity)
+    height, width = colours.shape
+    where = np.flatnonzero(boundary)
+    # Nodes: 0 background, 1..count interior components, then one per boundary pixel (raster order).
+    node.flat[where] = count + 1 + np.arange(where.size, dtype=node.dtype)
+    flat_node, flat_colours = node.ravel(), colours.ravel()
+    own = flat_colours[where]
+    row, col = np.divmod(where, width)
+    sources, targets = [], []
+    for dy, dx in _offsets(connectivity):
+        r, c = row + dy, col + dx
+        inside = (r >= 0) & (r < height) & (c >= 0) & (c < width)
+        neighbour = (r * width + c)[inside]
+        same = flat_colours[neighbour] == own[inside]  # the background never equals a colour
+        sources.append(flat_node[where[inside][same]])
+        targets.append(flat_node[neighbour[same]])
+    sources, targets = np.concatenate(sources), np.concatenate(targets)
+    nodes = count + 1 + where.size
+    graph = sparse.coo_matrix((np.ones(sources.size, dtype=np.int8), (sources, targets)), shape=(nodes, nodes))
     parts, part_of = csgraph.connected_components(graph, directed=False)
-    labels = labels.copy()
-    labels.flat[flat_inside] = count + 1 + part_of
-    return _raster_order(labels, count + 1 + parts)
+    # Number the components by their smallest node: interior components in raster order of
+    # their first interior pixel, then components made of boundary pixels only. The boundary
+    # depends on which pixels share a colour, not on the colour values, so neither does this.
+    smallest = np.full(parts, nodes, dtype=np.int64)
+    np.minimum.at(smallest, part_of, np.arange(nodes))
+    rank = np.empty(parts, dtype=np.int32)
+    rank[np.argsort(smallest, kind="stable")] = np.arange(parts, dtype=np.int32)  # node 0 ranks 0
+    return rank[part_of][node], parts - 1
 
 
-def _raster_order(labels, bound):
-    """Renumber positive labels 1..n in the raster order of their first pixel."""
-    flat = labels.ravel()
-    where = np.flatnonzero(flat)
-    first = np.full(bound, flat.size, dtype=np.int64)
-    first[flat[where][::-1]] = where[::-1]  # the last write wins: the first pixel
-    present = np.flatnonzero(first < flat.size)
-    present = present[present > 0]
-    order = present[np.argsort(first[present], kind="stable")]
-    lut = np.zeros(bound, dtype=np.int32)
-    lut[order] = np.arange(1, order.size + 1, dtype=np.int32)
-    return lut[labels], int(order.size)
+def component_colours(labels, count, colours):
+    """The colour of each component 1..count (labels from label_colour_classes)."""
+    where = np.flatnonzero(labels)
+    out = np.zeros(count + 1, dtype=np.int64)
+    out[labels.ravel()[where]] = colours.ravel()[where]
+    return out[1:]
 
 
 def overlap_table(gt_labels, n_gt, pred_labels, n_pred):

@@ -109,20 +109,15 @@ def score_page(track, submission, page, options, wanted, result, log):
     standard = seg.standard_page(table, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
     if "fest2025" in wanted:
-        out["fest2025"] = fest2025(table, gt_mask, gt_labels, prediction, pred_labels, n_pred, options,
+        out["fest2025"] = fest2025(table, prediction, pred_labels, n_pred, options,
                                    submission.name(page.manuscript, filename), result, log)
     classes = seg.error_map(gt_labels, standard["correct_gt"], prediction.foreground)
     return out, classes
 
 
-def fest2025(table, gt_mask, gt_labels, prediction, pred_labels, n_pred, options, shown, result, log):
+def fest2025(table, prediction, pred_labels, n_pred, options, shown, result, log):
     """The official script's numbers of a page, from the same overlap table."""
-    if gt_labels.size and n_pred:
-        colours = np.zeros(n_pred + 1, dtype=np.int64)
-        colours[pred_labels.ravel()] = prediction.colours.ravel()
-        component_colours = colours[1:]
-    else:
-        component_colours = np.zeros(0, dtype=np.int64)
+    component_colours = seg.component_colours(pred_labels, n_pred, prediction.colours)
     background = bool(table[:, 0].sum() > 0)
     labels, n_labels = seg.fest2025_labels(component_colours, background)
     merged = seg.fest2025_table(table, labels, n_labels)
