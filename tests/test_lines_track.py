@@ -218,3 +218,15 @@ def test_fest2025_without_prediction_warns(tmp_path):
     assert run.status == 0, run.stderr
     assert "divides by zero" in run.stderr
     assert run.scores()["ra"] == 0.0
+
+
+def test_transparent_pixels_are_background(tmp_path):
+    ids = gt_ids()
+    rgba = np.dstack([np.asarray(COLOURS, np.uint8)[ids], np.where(ids > 0, 255, 0).astype(np.uint8)])
+    rgba[0, 0] = (90, 90, 90, 0)  # a coloured but fully transparent pixel: background
+    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", Image.fromarray(rgba, "RGBA"))},
+                        "protocol: both\n")
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["line_iu"] == 1.0
+    assert "transparent pixels that are not black" in run.stderr

@@ -222,21 +222,23 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
             row += [summaries[protocol][manuscript][m] for m in METRICS]
         rows.append(row)
     overview.add(Table(columns, rows, "Per manuscript (means over pages) and overall (mean over manuscripts)"))
-    for note in result.warnings:
-        overview.add(Paragraph(note))
     result.private.append(("lines/pages.csv", page_csv(per_page, chosen)))
     public = options["public_details"]
     primary = chosen[0][0]
     for manuscript in manuscripts:
         section = result.section("Manuscript %s" % manuscript) if public else None
         rows = []
-        for page, metrics in per_page[primary]:
+        for i, (page, metrics) in enumerate(per_page[primary]):
             if page.manuscript != manuscript:
                 continue
-            rows.append([page.stem] + [metrics[c] for c in COUNTS] + [metrics[m] for m in METRICS])
+            row = [page.stem] + [metrics[c] for c in COUNTS] + [metrics[m] for m in METRICS]
+            for protocol, _ in chosen[1:]:
+                row += [per_page[protocol][i][1][m] for m in METRICS]
+            rows.append(row)
         if section is not None:
-            section.add(Table(["page", "lines in ground truth", "predicted", "correct", "missed", "extra"]
-                              + list(METRICS), rows, "Per page, protocol %s (public_details: true)" % primary))
+            columns = ["page", "lines in ground truth", "predicted", "correct", "missed", "extra"]
+            columns += ["%s %s" % (protocol, m) for protocol, _ in chosen for m in METRICS]
+            section.add(Table(columns, rows, "Per page; counts of protocol %s (public_details: true)" % primary))
         for page, full_png, thumb_png in maps:
             if page.manuscript != manuscript:
                 continue
