@@ -149,6 +149,9 @@ def decode_instance_map(image, shown):
         transparency = image.info.get("transparency")
         image = image.convert("RGBA" if transparency is not None else "RGB")
         mode = image.mode
+    elif mode in ("PA", "RGBX", "RGBa"):
+        image = image.convert("RGBA")
+        mode = image.mode
     if mode == "1":
         return Prediction(np.where(np.asarray(image), 0xFFFFFF, 0).astype(np.uint32))
     if mode in ("L", "LA"):
