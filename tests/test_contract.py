@@ -114,6 +114,7 @@ def test_missing_track_folder_in_submission(tmp_path):
     phase = copy_sample(tmp_path)
     shutil.rmtree(str(phase / "res" / "authentication"))
     (phase / "res" / "other").mkdir()
+    (phase / "res" / "other" / "Pizan_labels.csv").write_text("filename,label\n")
     (phase / "res" / "other2").mkdir()
     run = run_scorer(phase, tmp_path / "out")
     assert_clean_failure(run, 1, "authentication/")
@@ -132,3 +133,16 @@ def test_two_tracks_of_one_kind_get_prefixes(tmp_path):
     scores = run.scores()
     assert scores["dev_uar"] == scores["test_uar"]
     assert "uar" not in scores
+
+
+def test_no_ground_truth_on_the_public_page(sample_run):
+    """Per-item results stay under private/ unless a track says public_details: true."""
+    page = open(os.path.join(sample_run.output, "detailed_results.html")).read()
+    ref = os.path.join(SAMPLE, "ref", "authentication")
+    names = [line.split(",")[0] for name in os.listdir(ref) if name.endswith(".csv")
+             for line in open(os.path.join(ref, name)).read().splitlines()[1:]]
+    shown = [name for name in names if name in page]
+    # The log may quote an example name; a per-image table would show them all.
+    assert len(shown) <= 3, shown
+    private = os.path.join(sample_run.output, "private", "authentication", "Pizan_images.csv")
+    assert open(private).read().startswith("filename,true,predicted,correct,top1,top3,top5")

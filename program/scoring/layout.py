@@ -110,6 +110,16 @@ def key_name(text):
     return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_")
 
 
+def refuse_empty(res_root):
+    """An empty zip (or one holding only archive debris) is refused in plain words."""
+    if os.path.isdir(res_root):
+        for _, dirnames, filenames in os.walk(res_root):
+            dirnames[:] = [d for d in dirnames if not is_junk(d)]
+            if any(not is_junk(name) for name in filenames):
+                return
+    raise SubmissionError("The submission is empty; the zip must hold the result files.")
+
+
 def refuse_links(res_root):
     """Refuse any symbolic link in the submission before anything is read from it."""
     for directory, dirnames, filenames in os.walk(res_root):

@@ -27,6 +27,7 @@ def score_submission(input_dir, log):
     res_root = os.path.join(input_dir, "res")
     if os.path.isdir(res_root):
         layout.refuse_links(res_root)
+    layout.refuse_empty(res_root)
     all_tracks = [p[0] for p in prepared]
     scores = []
     results = []

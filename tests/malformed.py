@@ -1,0 +1,304 @@
+"""A corpus of malformed submissions, generated from the sample phase.
+
+Each case copies one track of the sample phase (input/ref/<track>, input/res/<track>)
+into a fresh phase, breaks the submission the way participants do, and says what the
+scoring program must answer: the exit status and fragments of the last stderr line.
+Cases with status 0 are mistakes the program tolerates (a BOM, CRLF, archive debris)
+and must score exactly as the clean submission does.
+
+Run as a script to write the corpus to a folder for inspection:
+    python3 tests/malformed.py OUT_DIR
+"""
+
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLE = os.path.join(os.path.dirname(HERE), "input")
+
+CASES = []
+
+
+def case(track, name, status, *fragments):
+    """Register a mutation of the sample submission of `track`."""
+
+    def register(mutate):
+        CASES.append(Case(track, name, status, fragments, mutate))
+        return mutate
+
+    return register
+
+
+class Case(object):
+    def __init__(self, track, name, status, fragments, mutate):
+        self.track = track
+        self.name = name
+        self.status = status
+        self.fragments = fragments
+        self.mutate = mutate
+
+    @property
+    def id(self):
+        return "%s-%s" % (self.track, self.name)
+
+    def build(self, root):
+        """A phase with this track alone in ref/<track>; returns its input directory."""
+        phase = os.path.join(str(root), self.id)
+        for side in ("ref", "res"):
+            shutil.copytree(os.path.join(SAMPLE, side, self.track), os.path.join(phase, side, self.track))
+        self.mutate(Phase(phase, self.track))
+        return phase
+
+
+class Phase(object):
+    """Helpers for mutations: paths of the track's ref and res folders."""
+
+    def __init__(self, root, track):
+        self.root = root
+        self.ref = os.path.join(root, "ref", track)
+        self.res = os.path.join(root, "res", track)
+
+    def path(self, name):
+        return os.path.join(self.res, name)
+
+    def read(self, name):
+        with open(self.path(name), "rb") as stream:
+            return stream.read()
+
+    def write(self, name, data):
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        target = self.path(name)
+        if not os.path.isdir(os.path.dirname(target)):
+            os.makedirs(os.path.dirname(target))
+        with open(target, "wb") as stream:
+            stream.write(data)
+
+    def lines(self, name):
+        return self.read(name).decode("utf-8").splitlines()
+
+    def write_lines(self, name, lines, ending="\n"):
+        self.write(name, ending.join(lines) + ending)
+
+    def remove(self, name):
+        target = self.path(name)
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        else:
+            os.remove(target)
+
+    def move_res(self, *folders):
+        """Push the whole submission down into nested folders."""
+        holding = os.path.join(self.root, "holding")
+        os.rename(os.path.join(self.root, "res"), holding)
+        target = os.path.join(self.root, "res", *folders)
+        os.makedirs(os.path.dirname(target))
+        os.rename(holding, target)
+
+
+# ------------------------------------------------------------------ any track
+
+
+def _generic(track, probe):
+    """Layout mistakes every track shares; `probe` is a file its submission must hold."""
+
+    @case(track, "empty-zip", 1, "empty")
+    def empty(phase):
+        shutil.rmtree(os.path.join(phase.root, "res"))
+        os.makedirs(os.path.join(phase.root, "res"))
+
+    @case(track, "two-levels-of-folders", 1, probe, "top level")
+    def too_deep(phase):
+        phase.move_res("outer", "inner")
+
+    @case(track, "one-folder-zipped", 0)
+    def one_folder(phase):
+        phase.move_res("submission")
+
+    @case(track, "macosx-debris", 0)
+    def debris(phase):
+        phase.write("__MACOSX/._" + probe, b"\x00\x05\x16\x07junk")
+        phase.write(".DS_Store", b"\x00\x00\x00\x01Bud1")
+        phase.write("._" + probe, b"\x00\x05\x16\x07")
+
+    @case(track, "link-to-ground-truth", 1, "symbolic link")
+    def link_ref(phase):
+        os.symlink(os.path.join(phase.ref, "track.yaml"), phase.path("stolen.yaml"))
+
+    @case(track, "link-to-etc-passwd", 1, "symbolic link")
+    def link_etc(phase):
+        phase.remove(probe)
+        os.symlink("/etc/passwd", phase.path(probe))
+
+
+# ------------------------------------------------------ authentication (FalsID)
+
+A = "authentication"
+_generic(A, "Pizan_labels.csv")
+
+
+@case(A, "wrong-file-name", 1, "Pizan_labels.csv")
+def wrong_name(phase):
+    os.rename(phase.path("Pizan_labels.csv"), phase.path("Pizan-labels.csv"))
+
+
+@case(A, "wrong-case", 1, "pizan_labels.csv", "case-sensitive")
+def wrong_case(phase):
+    os.rename(phase.path("Pizan_labels.csv"), phase.path("pizan_labels.csv"))
+
+
+@case(A, "missing-labels", 1, "Yaqut_labels.csv")
+def missing_labels(phase):
+    phase.remove("Yaqut_labels.csv")
+
+
+@case(A, "missing-distances", 1, "Yaqut_distances.csv")
+def missing_distances(phase):
+    phase.remove("Yaqut_distances.csv")
+
+
+@case(A, "extra-files", 0)
+def extra_files(phase):
+    phase.write("notes.xlsx", b"PK\x03\x04")
+    phase.write("model/weights.bin", b"\x00" * 16)
+
+
+@case(A, "semicolons", 1, "Pizan_labels.csv", "semicolons")
+def semicolons(phase):
+    phase.write_lines("Pizan_labels.csv", [line.replace(",", ";") for line in phase.lines("Pizan_labels.csv")])
+
+
+@case(A, "tabs", 1, "Pizan_labels.csv", "tabs")
+def tabs(phase):
+    phase.write_lines("Pizan_labels.csv", [line.replace(",", "\t") for line in phase.lines("Pizan_labels.csv")])
+
+
+@case(A, "bom", 0)
+def bom(phase):
+    phase.write("Pizan_labels.csv", b"\xef\xbb\xbf" + phase.read("Pizan_labels.csv"))
+
+
+@case(A, "crlf", 0)
+def crlf(phase):
+    phase.write_lines("Pizan_labels.csv", phase.lines("Pizan_labels.csv"), "\r\n")
+    phase.write_lines("Pizan_distances.csv", phase.lines("Pizan_distances.csv"), "\r\n")
+
+
+@case(A, "quoted-fields", 0)
+def quoted(phase):
+    lines = phase.lines("Pizan_labels.csv")
+    phase.write_lines("Pizan_labels.csv", [lines[0]] + ['"%s","%s"' % tuple(line.split(",")) for line in lines[1:]])
+
+
+@case(A, "header-missing", 1, "Pizan_labels.csv", "line 1", "header")
+def no_header(phase):
+    phase.write_lines("Pizan_labels.csv", phase.lines("Pizan_labels.csv")[1:])
+
+
+@case(A, "header-repeated", 1, "Pizan_labels.csv", "repeats the header")
+def header_twice(phase):
+    lines = phase.lines("Pizan_labels.csv")
+    phase.write_lines("Pizan_labels.csv", lines[:10] + [lines[0]] + lines[10:])
+
+
+@case(A, "not-utf8", 1, "Pizan_labels.csv", "UTF-8")
+def latin1(phase):
+    phase.write("Pizan_labels.csv", phase.read("Pizan_labels.csv").replace(b"\n", "\xe9\n".encode("latin-1"), 3))
+
+
+@case(A, "label-outside-set", 1, "Pizan_labels.csv", "maybe")
+def bad_label(phase):
+    lines = phase.lines("Pizan_labels.csv")
+    lines[5] = lines[5].split(",")[0] + ",maybe"
+    phase.write_lines("Pizan_labels.csv", lines)
+
+
+@case(A, "duplicate-ids", 1, "Pizan_labels.csv", "repeats")
+def duplicate(phase):
+    lines = phase.lines("Pizan_labels.csv")
+    phase.write_lines("Pizan_labels.csv", lines + [lines[3]])
+
+
+@case(A, "empty-label-cell", 1, "Pizan_labels.csv", "label ''")
+def empty_cell(phase):
+    lines = phase.lines("Pizan_labels.csv")
+    lines[4] = lines[4].split(",")[0] + ","
+    phase.write_lines("Pizan_labels.csv", lines)
+
+
+def _edit_cell(phase, line, column, value):
+    lines = phase.lines("Pizan_distances.csv")
+    cells = lines[line].split(",")
+    cells[column] = value
+    lines[line] = ",".join(cells)
+    phase.write_lines("Pizan_distances.csv", lines)
+
+
+@case(A, "nan-distance", 1, "Pizan_distances.csv", "line 4, column 7", "finite")
+def nan_cell(phase):
+    _edit_cell(phase, 3, 6, "nan")
+
+
+@case(A, "inf-distance", 1, "Pizan_distances.csv", "finite")
+def inf_cell(phase):
+    _edit_cell(phase, 8, 2, "inf")
+
+
+@case(A, "empty-distance", 1, "Pizan_distances.csv", "line 6, column 3", "expected a number")
+def empty_distance(phase):
+    _edit_cell(phase, 5, 2, "")
+
+
+@case(A, "non-square-matrix", 1, "Pizan_distances.csv", "square")
+def non_square(phase):
+    phase.write_lines("Pizan_distances.csv", phase.lines("Pizan_distances.csv")[:-1])
+
+
+@case(A, "ragged-matrix", 1, "Pizan_distances.csv", "line 9")
+def ragged(phase):
+    lines = phase.lines("Pizan_distances.csv")
+    lines[8] = lines[8].rsplit(",", 1)[0]
+    phase.write_lines("Pizan_distances.csv", lines)
+
+
+@case(A, "one-by-one-matrix", 1, "Pizan_distances.csv", "lacks")
+def one_by_one(phase):
+    lines = phase.lines("Pizan_distances.csv")
+    name = lines[1].split(",")[0]
+    phase.write_lines("Pizan_distances.csv", [",%s" % name, "%s,0" % name])
+
+
+@case(A, "numbers-without-names", 1, "Pizan_distances.csv", "header")
+def bare_matrix(phase):
+    phase.write_lines("Pizan_distances.csv", [line.split(",", 1)[1] for line in phase.lines("Pizan_distances.csv")[1:]])
+
+
+@case(A, "distances-too-large-for-memory", 1, "Pizan_distances.csv", "GB", ".npz")
+def huge_header(phase):
+    names = ["IMG_%07d.jpg" % i for i in range(400000)]
+    phase.write("Pizan_distances.csv", "," + ",".join(names) + "\n" + names[0] + ",0\n")
+
+
+@case(A, "npz-not-a-zip", 1, "Tasso_distances.npz", "npz")
+def npz_text(phase):
+    phase.write("Tasso_distances.npz", "this is not an archive\n")
+
+
+@case(A, "npz-object-arrays", 1, "Tasso_distances.npz")
+def npz_objects(phase):
+    import numpy as np
+
+    with np.load(phase.path("Tasso_distances.npz")) as archive:
+        names, distances = archive["names"], archive["distances"]
+    np.savez(phase.path("Tasso_distances.npz"), names=names.astype(object), distances=distances)
+
+
+def main(out):
+    for item in CASES:
+        item.build(out)
+    print("%d cases written to %s" % (len(CASES), out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,45 @@
+"""Every case of the malformed-submission corpus: a clean refusal or the clean score."""
+
+import json
+import os
+import shutil
+
+import pytest
+from conftest import assert_clean_failure, run_scorer
+from malformed import CASES, SAMPLE
+
+_clean_scores = {}
+
+
+def clean_scores(track, tmp_path_factory):
+    """Scores of the untouched sample submission of a track alone in its phase."""
+    if track not in _clean_scores:
+        phase = tmp_path_factory.mktemp("clean-" + track)
+        for side in ("ref", "res"):
+            shutil.copytree(os.path.join(SAMPLE, side, track), str(phase / side / track))
+        run = run_scorer(phase, phase / "out")
+        assert run.status == 0, run.stderr
+        _clean_scores[track] = run.scores()
+    return _clean_scores[track]
+
+
+@pytest.mark.parametrize("item", CASES, ids=[c.id for c in CASES])
+def test_malformed_submission(item, tmp_path, tmp_path_factory):
+    phase = item.build(tmp_path)
+    out = os.path.join(str(tmp_path), "out")
+    run = run_scorer(phase, out)
+    if item.status == 0:
+        assert run.status == 0, run.stderr
+        assert "Traceback" not in run.stderr
+        assert run.scores() == clean_scores(item.track, tmp_path_factory)
+    else:
+        assert_clean_failure(run, item.status, *item.fragments)
+        assert run.last_line.startswith("Submission error: ")
+        assert run.last_line.count(". ") <= 2  # one sentence, perhaps with an abbreviation
+    for name in ("scores.txt", "scores.json"):
+        path = os.path.join(out, name)
+        if os.path.exists(path):
+            text = open(path).read().lower()
+            assert "nan" not in text and "inf" not in text
+            if name == "scores.json":
+                json.loads(text)
