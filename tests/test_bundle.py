@@ -335,9 +335,27 @@ def test_leaderboard_keys_are_the_tracks_keys(codalab):
         assert make_bundle.phase_keys(ref_dir) in boards.values(), name
 
 
-def test_starting_kit_per_track(dist):
-    for name, _, _, _ in make_bundle.sample_tracks(os.path.join(ROOT, "input")):
-        assert os.path.isfile(os.path.join(dist, "sample_submission_%s.zip" % name))
+def test_starting_kit_per_track(dist, codalab):
+    """dist/sample_submission_<track>.zip is the development phase's starting kit, which
+    the v1.5 play above scores, and it holds the track's sample submission."""
+    files, competition = codalab
+    kits = [p["starting_kit"] for p in competition["phases"].values() if p["label"].endswith("Development")]
+    for name, _, _, res_dir in make_bundle.sample_tracks(os.path.join(ROOT, "input")):
+        kit = "sample_submission_%s.zip" % name
+        assert kit in kits
+        with open(os.path.join(dist, kit), "rb") as stream:
+            assert stream.read() == files[kit]
+        names = set(read_zip(os.path.join(dist, kit)))
+        on_disk = set(os.path.relpath(os.path.join(folder, f), res_dir).replace(os.sep, "/")
+                      for folder, _, filenames in os.walk(res_dir) for f in filenames)
+        assert names == on_disk
+
+
+def test_evaluation_page_lists_every_column(codalab):
+    files, competition = codalab
+    page = files[competition["html"]["evaluation"]].decode("utf-8")
+    for key in competition["leaderboard"]["columns"]:
+        assert "<code>%s</code>" % key in page, key
 
 
 def test_committed_competition_files_are_current():
