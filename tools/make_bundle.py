@@ -317,8 +317,17 @@ def codabench_competition(source, phases):
 # ---------------------------------------------------------------------------- files
 
 
+class Dumper(yaml.SafeDumper):
+    """Anchors only for shared mappings (a v1.5 leaderboard its columns point to), not for
+    a date or a list of task indexes that happens to be the same object twice."""
+
+    def ignore_aliases(self, data):
+        return not isinstance(data, dict)
+
+
 def dump_yaml(mapping):
-    return HEADER + yaml.safe_dump(mapping, default_flow_style=False, sort_keys=False, allow_unicode=True, width=100)
+    return HEADER + yaml.dump(mapping, Dumper=Dumper, default_flow_style=False, sort_keys=False,
+                              allow_unicode=True, width=100)
 
 
 def pages(source, phases):
