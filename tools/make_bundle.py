@@ -154,8 +154,17 @@ def tracks_of(phases):
 
 
 def column_label(source, track_name, key):
+    """The label of a key in source.yaml; for a per-subset key such as latin2_line_iu,
+    the subset and the label of line_iu; else the key with spaces for underscores."""
     labels = (source.get("tracks", {}).get(track_name) or {}).get("labels") or {}
-    label = labels.get(key) or key.replace("_", " ")
+    label = labels.get(key)
+    if label is None:
+        suffixes = [known for known in labels if key.endswith("_" + known)]
+        if suffixes:
+            known = max(suffixes, key=len)
+            label = key[:-len(known) - 1].replace("_", " ") + " " + labels[known]
+        else:
+            label = key.replace("_", " ")
     return label[:CODABENCH_MAX_KEY]
 
 
