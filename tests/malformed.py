@@ -20,18 +20,22 @@ SAMPLE = os.path.join(os.path.dirname(HERE), "input")
 CASES = []
 
 
-def case(track, name, status, *fragments):
-    """Register a mutation of the sample submission of `track`."""
+def case(track, name, status, *fragments, **how):
+    """Register a mutation of the sample submission of `track`.
+
+    how: same=False for a tolerated change of content (scored, but not as the clean run).
+    """
 
     def register(mutate):
-        CASES.append(Case(track, name, status, fragments, mutate))
+        CASES.append(Case(track, name, status, fragments, mutate, how.get("same", True)))
         return mutate
 
     return register
 
 
 class Case(object):
-    def __init__(self, track, name, status, fragments, mutate):
+    def __init__(self, track, name, status, fragments, mutate, same):
+        self.same = same
         self.track = track
         self.name = name
         self.status = status
@@ -108,7 +112,7 @@ def _generic(track, probe):
         shutil.rmtree(os.path.join(phase.root, "res"))
         os.makedirs(os.path.join(phase.root, "res"))
 
-    @case(track, "two-levels-of-folders", 1, probe, "top level")
+    @case(track, "two-levels-of-folders", 1, "outer/inner/", "top level")
     def too_deep(phase):
         phase.move_res("outer", "inner")
 
@@ -292,6 +296,172 @@ def npz_objects(phase):
     with np.load(phase.path("Tasso_distances.npz")) as archive:
         names, distances = archive["names"], archive["distances"]
     np.savez(phase.path("Tasso_distances.npz"), names=names.astype(object), distances=distances)
+
+
+# ------------------------------------------------------------- lines (FEST)
+
+L = "lines"
+PAGE = "Latin2/latin2_001.png"
+_generic(L, PAGE)
+
+
+def _image(phase, name):
+    from PIL import Image
+
+    return Image.open(phase.path(name))
+
+
+def _save(phase, image, name, **options):
+    image.save(phase.path(name), **options)
+
+
+@case(L, "missing-page", 1, "Latin2/latin2_002.png")
+def missing_page(phase):
+    phase.remove("Latin2/latin2_002.png")
+
+
+@case(L, "wrong-case-page", 1, "LATIN2_001.png", "case-sensitive")
+def page_case(phase):
+    os.rename(phase.path(PAGE), phase.path("Latin2/LATIN2_001.png"))
+
+
+@case(L, "image-of-wrong-size", 1, PAGE, "pixels", "ground-truth page")
+def wrong_size(phase):
+    image = _image(phase, PAGE)
+    _save(phase, image.resize((image.size[0] // 2, image.size[1] // 2)), PAGE)
+
+
+@case(L, "truncated-png", 1, PAGE, "cannot be read")
+def truncated(phase):
+    data = phase.read(PAGE)
+    phase.write(PAGE, data[: len(data) // 2])
+
+
+@case(L, "jpeg-renamed-png", 1, PAGE, "JPEG")
+def jpeg_inside(phase):
+    image = _image(phase, PAGE).convert("RGB")
+    _save(phase, image, PAGE, format="JPEG")
+
+
+@case(L, "text-renamed-png", 1, PAGE, "cannot be read as an image")
+def text_image(phase):
+    phase.write(PAGE, "this is not an image\n")
+
+
+@case(L, "decompression-bomb", 1, PAGE, "pixels")
+def bomb(phase):
+    """A PNG whose header claims 50,000 x 50,000 pixels, a few hundred bytes on disk."""
+    import struct
+    import zlib
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0)
+    rows = zlib.compress(b"\x00" * 50001 * 4)
+    phase.write(PAGE, b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b""))
+
+
+@case(L, "cmyk-image", 1, "latin2_001.tif", "image mode CMYK")
+def cmyk(phase):
+    _save(phase, _image(phase, PAGE).convert("RGB").convert("CMYK"), PAGE.replace(".png", ".tif"))
+    phase.remove(PAGE)
+
+
+# Legal forms of a prediction: scored, not refused (SPEC section 4 lists binary masks,
+# grey label images and colour maps; a palette is a colour map stored compactly).
+
+
+@case(L, "one-bit-image", 0, same=False)
+def one_bit(phase):
+    _save(phase, _image(phase, "Syriaque341/syriaque341_001.png").convert("1"), "Syriaque341/syriaque341_001.png")
+
+
+@case(L, "paletted-image", 0)
+def paletted(phase):
+    image = _image(phase, "Latin14396/latin14396_001.png").convert("RGB")
+    colours = len(image.getcolors(1 << 24))
+    if colours <= 256:
+        _save(phase, image.quantize(colors=colours, method=2), "Latin14396/latin14396_001.png")
+
+
+@case(L, "seventy-thousand-colours", 0, same=False)
+def many_colours(phase):
+    """Every predicted pixel a colour of its own: scored (as 70,000 one-pixel lines)."""
+    import numpy as np
+    from PIL import Image
+
+    image = np.asarray(_image(phase, PAGE).convert("RGB")).copy()
+    height, width = image.shape[:2]
+    ids = np.arange(1, height * width + 1, dtype=np.uint32).reshape(height, width) * 37 % 70001 + 1
+    image[..., 0], image[..., 1], image[..., 2] = ids >> 16, (ids >> 8) & 255, ids & 255
+    _save(phase, Image.fromarray(image), PAGE)
+
+
+# ------------------------------------------------------------ events (ChaLearn)
+
+E = "events"
+_generic(E, "La_Tomatina.txt")
+
+
+@case(E, "missing-category", 1, "La_Tomatina.txt")
+def missing_category(phase):
+    phase.remove("La_Tomatina.txt")
+
+
+@case(E, "category-with-spaces", 1, "La_Tomatina.txt", "did you mean")
+def spaces(phase):
+    os.rename(phase.path("La_Tomatina.txt"), phase.path("La Tomatina.txt"))
+
+
+@case(E, "category-lower-case", 1, "La_Tomatina.txt", "did you mean")
+def lower(phase):
+    os.rename(phase.path("La_Tomatina.txt"), phase.path("la_tomatina.txt"))
+
+
+@case(E, "unknown-id", 1, "La_Tomatina.txt", "line 3", "not among")
+def unknown_id(phase):
+    lines = phase.lines("La_Tomatina.txt")
+    lines[2] = "999999.jpg 0.5"
+    phase.write_lines("La_Tomatina.txt", lines)
+
+
+@case(E, "duplicate-id", 1, "La_Tomatina.txt")
+def duplicate_id(phase):
+    lines = phase.lines("La_Tomatina.txt")
+    phase.write_lines("La_Tomatina.txt", lines + [lines[0]])
+
+
+@case(E, "nan-confidence", 1, "La_Tomatina.txt", "line 5", "finite")
+def nan_confidence(phase):
+    lines = phase.lines("La_Tomatina.txt")
+    lines[4] = lines[4].split()[0] + " nan"
+    phase.write_lines("La_Tomatina.txt", lines)
+
+
+@case(E, "text-confidence", 1, "La_Tomatina.txt", "line 6", "high")
+def text_confidence(phase):
+    lines = phase.lines("La_Tomatina.txt")
+    lines[5] = lines[5].split()[0] + " high"
+    phase.write_lines("La_Tomatina.txt", lines)
+
+
+@case(E, "missing-confidence", 1, "La_Tomatina.txt", "line 7")
+def missing_confidence(phase):
+    lines = phase.lines("La_Tomatina.txt")
+    lines[6] = lines[6].split()[0]
+    phase.write_lines("La_Tomatina.txt", lines)
+
+
+@case(E, "non-utf8", 1, "La_Tomatina.txt", "UTF-8")
+def events_latin1(phase):
+    phase.write("La_Tomatina.txt", phase.read("La_Tomatina.txt") + "caf\xe9.jpg 0.1\n".encode("latin-1"))
+
+
+@case(E, "bom-crlf-tabs", 0)
+def bom_crlf_tabs(phase):
+    lines = [line.replace(" ", "\t") for line in phase.lines("La_Tomatina.txt")]
+    phase.write("La_Tomatina.txt", b"\xef\xbb\xbf" + ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8"))
 
 
 def main(out):

@@ -78,14 +78,31 @@ def ground_truth_pages(track):
     return out
 
 
-def _open(path, shown, error):
+def _open(path, shown, error, shape=None):
+    """Open an image, check its size against `shape` (height, width) from the header
+    alone, then decode it: an image claiming a huge size is refused before decoding."""
     try:
         image = Image.open(path)
-        image.load()
     except Exception as exc:  # Pillow raises many types for a broken or unknown file
-        raise error("%s cannot be read as an image (%s); save it as an uncompressed or PNG-compressed "
-                    "image (.png, .tif, .tiff or .bmp)." % (shown, str(exc).strip() or type(exc).__name__))
+        raise _unreadable(shown, exc, error)
+    if image.format in ("JPEG", "MPO"):
+        raise error("%s is a JPEG image (whatever its name says); JPEG is refused because its lossy compression "
+                    "changes colours and splits lines: save the map as PNG, TIFF or BMP." % shown)
+    if shape is not None:
+        width, height = image.size
+        if (height, width) != tuple(shape):
+            raise error("%s is %dx%d pixels but the ground-truth page is %dx%d (width x height); "
+                        "predict at the size of the page." % (shown, width, height, shape[1], shape[0]))
+    try:
+        image.load()
+    except Exception as exc:
+        raise _unreadable(shown, exc, error)
     return image
+
+
+def _unreadable(shown, exc, error):
+    return error("%s cannot be read as an image (%s); save it as an uncompressed or PNG-compressed "
+                 "image (.png, .tif, .tiff or .bmp)." % (shown, str(exc).strip() or type(exc).__name__))
 
 
 def read_ground_truth(track, page):
@@ -133,11 +150,7 @@ def find_prediction(submission, page):
 def read_prediction(submission, page, filename, shape):
     """Decode a page's prediction into colour keys, refusing a size other than the ground truth's."""
     shown = submission.name(page.manuscript, filename)
-    image = _open(submission.path(page.manuscript, filename), shown, SubmissionError)
-    width, height = image.size
-    if (height, width) != tuple(shape):
-        raise SubmissionError("%s is %dx%d pixels but the ground-truth page is %dx%d (width x height); "
-                              "predict at the size of the page." % (shown, width, height, shape[1], shape[0]))
+    image = _open(submission.path(page.manuscript, filename), shown, SubmissionError, shape)
     return decode_instance_map(image, shown)
 
 
