@@ -117,3 +117,70 @@ def test_distances_random_matrices(data):
     outcome = phase.outcome()
     if rows != n or columns != n:
         assert outcome == "refused"
+
+
+# ------------------------------------------------------------------ events
+
+ID_OR_NUMBER = st.one_of(st.text(max_size=10), st.sampled_from(["nan", "inf", "-1", "1e309", "0x10", "1,5", ""]))
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_events_random_bytes(data):
+    phase = Track("events")
+    phase.write("La_Tomatina.txt", data)
+    assert phase.outcome() == "refused"
+
+
+@FUZZ
+@given(st.data())
+def test_events_random_lines_over_real_ids(data):
+    """Real ids with random confidences, drops, duplicates and extra fields."""
+    phase = Track("events")
+    with open(os.path.join(phase.root, "ref", "events", "La_Tomatina.txt")) as stream:
+        ids = [line.split()[0] for line in stream.read().splitlines() if line.strip()]
+    chosen = data.draw(st.lists(st.sampled_from(ids), min_size=len(ids) - 1, max_size=len(ids) + 1))
+    cells = data.draw(st.lists(st.lists(ID_OR_NUMBER, max_size=2), min_size=len(chosen), max_size=len(chosen)))
+    separator = data.draw(st.sampled_from([" ", "\t", "  ", ","]))
+    body = "\n".join(separator.join([i] + c) for i, c in zip(chosen, cells))
+    phase.write("La_Tomatina.txt", body.encode("utf-8"))
+    phase.outcome()
+
+
+# ------------------------------------------------------------------- lines
+
+
+@FUZZ
+@given(st.binary(max_size=600))
+def test_lines_random_bytes(data):
+    phase = Track("lines")
+    phase.write("Latin2/latin2_001.png", data)
+    assert phase.outcome() == "refused"
+
+
+@FUZZ
+@given(st.data())
+def test_lines_random_images(data):
+    """Random pixels in every mode Pillow writes to PNG, TIFF or BMP, at the page size or not."""
+    from PIL import Image
+
+    phase = Track("lines")
+    with Image.open(os.path.join(phase.root, "ref", "lines", "Latin2", "latin2_001.png")) as truth:
+        width, height = truth.size
+    if data.draw(st.booleans()):
+        width, height = data.draw(st.integers(1, width + 2)), data.draw(st.integers(1, height + 2))
+    mode = data.draw(st.sampled_from(["1", "L", "LA", "P", "RGB", "RGBA", "I;16", "I", "F", "CMYK"]))
+    extension = data.draw(st.sampled_from([".png", ".tif", ".bmp"]))
+    levels = data.draw(st.sampled_from([2, 5, 256]))
+    rng = np.random.RandomState(data.draw(st.integers(0, 2 ** 16)))
+    pixels = rng.randint(0, levels, size=(height, width, 4)).astype(np.uint8)
+    image = Image.fromarray(pixels, "RGBA").convert("RGB" if mode in ("P", "CMYK", "1", "L") else "RGBA")
+    try:
+        image = image.convert(mode)
+        target = os.path.join(phase.root, "res", "lines", "Latin2", "latin2_001" + extension)
+        os.remove(os.path.join(phase.root, "res", "lines", "Latin2", "latin2_001.png"))
+        image.save(target)
+    except (OSError, ValueError, KeyError):
+        shutil.rmtree(phase.root)
+        return  # Pillow cannot write this mode in this format: nothing to score
+    phase.outcome()
