@@ -586,3 +586,15 @@ def test_matrix_too_large_for_memory(monkeypatch):
         "Pizan_distances.csv is a 200000 x 200000 matrix that needs 320.0 GB of memory but the scoring machine has "
         "16.0 GB free; submit it as Pizan_distances.npz")
     reader.check_memory(20000, 8, "Pizan_distances.csv")  # 3.2 GB: fits
+
+
+@pytest.mark.parametrize("save,order,dtype", [(np.savez, "C", np.float64), (np.savez, "F", np.float32),
+                                              (np.savez_compressed, "C", np.float32)])
+def test_npz_stored_compressed_and_fortran_order_agree(tmp_path, save, order, dtype):
+    from scoring.readers import authentication as reader
+    path = str(tmp_path / "Tasso_distances.npz")
+    save(path, names=np.array(TASSO), distances=np.asarray(TASSO_DISTANCES, dtype=dtype, order=order))
+    names, matrix = reader.read_distances_npz(path, "Tasso_distances.npz")
+    assert names == TASSO
+    assert matrix.dtype == dtype
+    assert matrix.tolist() == np.asarray(TASSO_DISTANCES, dtype=dtype).tolist()
