@@ -262,7 +262,7 @@ def _read_stored_member(path, archive, key):
         return None
     if info.compress_type != zipfile.ZIP_STORED:
         return None
-    with open(path, "rb") as stream:
+    with open(path, "rb", buffering=0) as stream:
         stream.seek(info.header_offset)
         local = stream.read(30)
         if len(local) != 30 or local[:4] != b"PK\x03\x04":
@@ -279,12 +279,21 @@ def _read_stored_member(path, archive, key):
         if dtype.hasobject:
             raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
         count = int(np.prod(shape, dtype=np.int64))
-        array = np.fromfile(stream, dtype=dtype, count=count)
-    if array.shape[0] != count:
-        raise EOFError("the array ends after %d of its %d values" % (array.shape[0], count))
+        array = np.empty(count, dtype=dtype)
+        _read_into(stream, memoryview(array.view(np.uint8)))
     if fortran_order:
         return array.reshape(shape[::-1]).transpose()
     return array.reshape(shape)
+
+
+def _read_into(stream, buffer):
+    """Fill `buffer` from an unbuffered file (one system call per chunk the kernel gives)."""
+    filled = 0
+    while filled < len(buffer):
+        got = stream.readinto(buffer[filled:])
+        if not got:
+            raise EOFError("the array ends after %d of its %d bytes" % (filled, len(buffer)))
+        filled += got
 
 
 def _checked_matrix(distances, names, shown, where):
