@@ -424,11 +424,6 @@ def _parse_rows(lines, n, row_names):
                 raise ValueError("no comma")
             yield rest
 
-    if _numpy_has_c_loadtxt():
-        distances = np.loadtxt(values(), delimiter=",", dtype=np.float64, ndmin=2, comments=None)
-        if distances.size == 0:
-            distances = distances.reshape(0, n)
-        return distances
     distances = np.empty((n, n), dtype=np.float64)
     count = 0
     for rest in values():
