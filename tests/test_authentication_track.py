@@ -586,3 +586,36 @@ def test_matrix_too_large_for_memory(monkeypatch):
         "Pizan_distances.csv is a 200000 x 200000 matrix that needs 320.0 GB of memory but the scoring machine has "
         "16.0 GB free; submit it as Pizan_distances.npz")
     reader.check_memory(20000, 8, "Pizan_distances.csv")  # 3.2 GB: fits
+
+
+@pytest.mark.parametrize("save,order,dtype", [(np.savez, "C", np.float64), (np.savez, "F", np.float32),
+                                              (np.savez_compressed, "C", np.float32)])
+def test_npz_stored_compressed_and_fortran_order_agree(tmp_path, save, order, dtype):
+    from scoring.readers import authentication as reader
+    path = str(tmp_path / "Tasso_distances.npz")
+    save(path, names=np.array(TASSO), distances=np.asarray(TASSO_DISTANCES, dtype=dtype, order=order))
+    names, matrix = reader.read_distances_npz(path, "Tasso_distances.npz")
+    assert names == TASSO
+    assert matrix.dtype == dtype
+    assert matrix.tolist() == np.asarray(TASSO_DISTANCES, dtype=dtype).tolist()
+
+
+def test_npz_truncated_member(tmp_path):
+    from scoring.errors import SubmissionError
+    from scoring.readers import authentication as reader
+    path = str(tmp_path / "Tasso_distances.npz")
+    np.savez(path, names=np.array(TASSO), distances=np.zeros((4, 4)))
+    # Claim a larger matrix in the member's .npy header: the data then ends too early.
+    with open(path, "rb") as stream:
+        data = stream.read()
+    header = b"'shape': (4, 4)"
+    assert data.count(header) == 1
+    with open(path, "wb") as stream:
+        stream.write(data.replace(header, b"'shape': (9, 9)"))
+    with pytest.raises(SubmissionError, match="Tasso_distances.npz: an array cannot be read"):
+        reader.read_distances_npz(path, "Tasso_distances.npz")
+
+
+def test_npz_datetime_distances_refused(tmp_path):
+    phase = npz_phase(tmp_path, names=np.array(TASSO), distances=np.zeros((4, 4), dtype="M8[s]"))
+    failure(tmp_path, phase, "Tasso_distances.npz: 'distances' must hold numbers")

@@ -65,35 +65,43 @@ def topk_hits(distances, labels, ks):
         block = np.take(distances[start:stop], column_order, axis=1)
         own = np.arange(start, stop)
         block[own - start, column_of[own]] = np.inf
+        block_classes = class_of[start:stop]
         # Distance from each query to its nearest other image of the same class.
         nearest_same = np.empty(stop - start, dtype=block.dtype)
         for c in range(classes.shape[0]):
-            rows = np.nonzero(class_of[start:stop] == c)[0]
+            rows = np.nonzero(block_classes == c)[0]
             if rows.size:
                 nearest_same[rows] = block[:, class_bounds[c]:class_bounds[c + 1]].min(axis=1)[rows]
-        block.partition(deepest - 1, axis=1)
-        nearest = np.sort(block[:, :deepest], axis=1)
+        nearest = np.array(block, copy=True)
+        nearest.partition(deepest - 1, axis=1)
+        nearest = np.sort(nearest[:, :deepest], axis=1)
         for column, k in enumerate(effective):
             kth = nearest[:, k - 1]
             hits[start:stop, column] = nearest_same < kth
             tied = np.nonzero(nearest_same == kth)[0]
             if tied.size:
-                hits[start + tied, column] = _tie_hits(distances, labels, start + tied, kth[tied], k)
+                hits[start + tied, column] = _tie_hits(block[tied], block_classes[tied], class_bounds,
+                                                       nearest[tied, :k], k)
     hits[~included] = 0.0
     return hits, included
 
 
-def _tie_hits(distances, labels, queries, kth_values, k):
-    """The exact hit values of queries whose nearest classmate sits at the k-th distance."""
-    rows = np.array(distances[queries], copy=True)
-    rows[np.arange(queries.shape[0]), queries] = np.inf
-    kth_values = kth_values[:, None]
-    at_kth = rows == kth_values
-    same = labels[None, :] == labels[queries][:, None]
-    same[np.arange(queries.shape[0]), queries] = False
-    closer = np.count_nonzero(rows < kth_values, axis=1)
+def _tie_hits(rows, row_classes, class_bounds, nearest, k):
+    """The exact hit values of queries whose nearest classmate sits at the k-th distance.
+
+    rows: their distances, columns grouped by class (class c in class_bounds[c:c + 2]),
+    themselves at inf; nearest: their k smallest distances, ascending.
+    """
+    kth = nearest[:, -1:]
+    closer = np.count_nonzero(nearest < kth, axis=1)
+    at_kth = rows == kth
     tied = np.count_nonzero(at_kth, axis=1)
-    tied_same = np.count_nonzero(at_kth & same, axis=1)
+    tied_same = np.zeros(rows.shape[0], dtype=np.int64)
+    for c in range(class_bounds.shape[0] - 1):
+        selected = np.nonzero(row_classes == c)[0]
+        if selected.size:
+            tied_same[selected] = np.count_nonzero(
+                at_kth[selected, class_bounds[c]:class_bounds[c + 1]], axis=1)
     return [tie_hit_probability(int(a), int(t), int(m), k) for a, t, m in zip(closer, tied, tied_same)]
 
 

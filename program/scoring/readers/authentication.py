@@ -5,6 +5,8 @@ image order, or raises an error naming the file, the line and what was expected.
 """
 
 import os
+import struct
+import zipfile
 
 import numpy as np
 
@@ -230,16 +232,68 @@ def read_distances_npz(path, shown):
                 raise SubmissionError("%s: 'names' must be a 1-D array of strings (found %s of shape %s)."
                                       % (shown, names.dtype, names.shape))
             check_memory(names.shape[0], 8, shown)
-            distances = archive["distances"]
-        except ValueError:
-            raise SubmissionError("%s holds object arrays; save names as strings and distances as floats "
-                                  "(pickled objects are refused)." % shown)
+            distances = _read_stored_member(path, archive, "distances")
+            if distances is None:
+                distances = archive["distances"]
+        except ValueError as exc:
+            if "pickle" in str(exc) or "object" in str(exc).lower():
+                raise SubmissionError("%s holds object arrays; save names as strings and distances as floats "
+                                      "(pickled objects are refused)." % shown)
+            raise SubmissionError("%s: the array 'distances' cannot be read (%s); save it with numpy.savez."
+                                  % (shown, exc))
+        except (IOError, OSError, EOFError, zipfile.BadZipfile) as exc:
+            raise SubmissionError("%s: an array cannot be read (%s); save it again with numpy.savez." % (shown, exc))
     names = [n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n) for n in names.tolist()]
     if distances.dtype.kind not in "fiu":
         raise SubmissionError("%s: 'distances' must hold numbers (found %s)." % (shown, distances.dtype))
     if distances.dtype.kind != "f":
         distances = distances.astype(np.float64)
     return names, _checked_matrix(distances, names, shown, lambda i, j: "distances[%d, %d]" % (i, j))
+
+
+def _read_stored_member(path, archive, key):
+    """The array `key` of an uncompressed .npz (numpy.savez's default) read straight
+    from the file into its final array, without zipfile's intermediate copies; None when
+    the member is compressed or not a plain .npy (the caller then uses numpy.load's way).
+    Object arrays are refused as numpy.load refuses them (ValueError)."""
+    try:
+        info = archive.zip.getinfo(key + ".npy")
+    except (AttributeError, KeyError):
+        return None
+    if info.compress_type != zipfile.ZIP_STORED:
+        return None
+    with open(path, "rb", buffering=0) as stream:
+        stream.seek(info.header_offset)
+        local = stream.read(30)
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            return None
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        stream.seek(info.header_offset + 30 + name_length + extra_length)
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            return None
+        if dtype.hasobject:
+            raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
+        count = int(np.prod(shape, dtype=np.int64))
+        array = np.empty(count, dtype=dtype)
+        _read_into(stream, memoryview(array.view(np.uint8)))
+    if fortran_order:
+        return array.reshape(shape[::-1]).transpose()
+    return array.reshape(shape)
+
+
+def _read_into(stream, buffer):
+    """Fill `buffer` from an unbuffered file (one system call per chunk the kernel gives)."""
+    filled = 0
+    while filled < len(buffer):
+        got = stream.readinto(buffer[filled:])
+        if not got:
+            raise EOFError("the array ends after %d of its %d bytes" % (filled, len(buffer)))
+        filled += got
 
 
 def _checked_matrix(distances, names, shown, where):
@@ -370,11 +424,6 @@ def _parse_rows(lines, n, row_names):
                 raise ValueError("no comma")
             yield rest
 
-    if _numpy_has_c_loadtxt():
-        distances = np.loadtxt(values(), delimiter=",", dtype=np.float64, ndmin=2, comments=None)
-        if distances.size == 0:
-            distances = distances.reshape(0, n)
-        return distances
     distances = np.empty((n, n), dtype=np.float64)
     count = 0
     for rest in values():
