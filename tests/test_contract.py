@@ -146,3 +146,17 @@ def test_no_ground_truth_on_the_public_page(sample_run):
     assert len(shown) <= 3, shown
     private = os.path.join(sample_run.output, "private", "authentication", "Pizan_images.csv")
     assert open(private).read().startswith("filename,true,predicted,correct,top1,top3,top5")
+
+
+def test_a_path_that_leaves_the_submission_is_refused(tmp_path):
+    from scoring.errors import SubmissionError
+    from scoring.layout import Submission
+
+    res = tmp_path / "res"
+    (res / "track").mkdir(parents=True)
+    (tmp_path / "ref.csv").write_text("secret")
+    submission = Submission(str(res), str(res / "track"), "track/")
+    with pytest.raises(SubmissionError) as refused:
+        submission.path("..", "..", "ref.csv")
+    assert "leaves the submission folder" in refused.value.sentence
+    assert submission.path("x.csv").endswith("x.csv")
