@@ -38,6 +38,11 @@ def topk_hits(distances, labels, ks):
 
     distances: (n, n) finite floats, row i the distances from query i; the diagonal is
     ignored. labels: (n,) integer classes. ks: increasing positive integers.
+
+    One pass per block of rows: the columns are grouped by class (so a query's nearest
+    classmate is the minimum of one contiguous slice), one partition finds the k nearest
+    for the largest k, and only queries whose nearest classmate ties with the k-th
+    distance need the counts of the tie formula.
     """
     distances = np.asarray(distances)
     labels = np.asarray(labels)
@@ -48,44 +53,48 @@ def topk_hits(distances, labels, ks):
     if n < 2 or not included.any():
         return hits, included
     effective = [min(k, n - 1) for k in ks]
-    kth_positions = sorted(set(k - 1 for k in effective))
-    masks = dict((c, labels == c) for c in classes)
+    deepest = max(effective)
+    column_order = np.argsort(labels, kind="mergesort")
+    column_of = np.empty(n, dtype=np.int64)
+    column_of[column_order] = np.arange(n)
+    class_bounds = np.concatenate([np.cumsum(counts) - counts, [n]])
+    class_of = np.searchsorted(classes, labels)
     rows_per_block = max(1, BLOCK_BYTES // (distances.dtype.itemsize * n))
     for start in range(0, n, rows_per_block):
         stop = min(n, start + rows_per_block)
-        block = np.array(distances[start:stop], copy=True)
+        block = np.take(distances[start:stop], column_order, axis=1)
         own = np.arange(start, stop)
-        block[own - start, own] = np.inf
+        block[own - start, column_of[own]] = np.inf
         # Distance from each query to its nearest other image of the same class.
-        nearest_same = np.full(stop - start, np.inf)
-        block_labels = labels[start:stop]
-        for c in classes:
-            rows = np.nonzero(block_labels == c)[0]
+        nearest_same = np.empty(stop - start, dtype=block.dtype)
+        for c in range(classes.shape[0]):
+            rows = np.nonzero(class_of[start:stop] == c)[0]
             if rows.size:
-                nearest_same[rows] = np.min(block[rows], axis=1, where=masks[c][None, :], initial=np.inf)
-        block.partition(kth_positions, axis=1)
+                nearest_same[rows] = block[:, class_bounds[c]:class_bounds[c + 1]].min(axis=1)[rows]
+        block.partition(deepest - 1, axis=1)
+        nearest = np.sort(block[:, :deepest], axis=1)
         for column, k in enumerate(effective):
-            kth = block[:, k - 1]
+            kth = nearest[:, k - 1]
             hits[start:stop, column] = nearest_same < kth
-            for row in np.nonzero(nearest_same == kth)[0]:
-                hits[start + row, column] = _tie_hit(distances, labels, start + row, kth[row], k)
+            tied = np.nonzero(nearest_same == kth)[0]
+            if tied.size:
+                hits[start + tied, column] = _tie_hits(distances, labels, start + tied, kth[tied], k)
     hits[~included] = 0.0
     return hits, included
 
 
-def _tie_hit(distances, labels, query, kth_value, k):
-    """The exact hit value of a query whose nearest same-class image sits at the k-th distance."""
-    row = np.array(distances[query], dtype=np.float64, copy=True)
-    row[query] = np.inf
-    same = labels == labels[query]
-    same[query] = False
-    at_kth = row == kth_value
-    return tie_hit_probability(
-        int(np.count_nonzero(row < kth_value)),
-        int(np.count_nonzero(at_kth)),
-        int(np.count_nonzero(at_kth & same)),
-        k,
-    )
+def _tie_hits(distances, labels, queries, kth_values, k):
+    """The exact hit values of queries whose nearest classmate sits at the k-th distance."""
+    rows = np.array(distances[queries], copy=True)
+    rows[np.arange(queries.shape[0]), queries] = np.inf
+    kth_values = kth_values[:, None]
+    at_kth = rows == kth_values
+    same = labels[None, :] == labels[queries][:, None]
+    same[np.arange(queries.shape[0]), queries] = False
+    closer = np.count_nonzero(rows < kth_values, axis=1)
+    tied = np.count_nonzero(at_kth, axis=1)
+    tied_same = np.count_nonzero(at_kth & same, axis=1)
+    return [tie_hit_probability(int(a), int(t), int(m), k) for a, t, m in zip(closer, tied, tied_same)]
 
 
 def topk_accuracy(hits, included):

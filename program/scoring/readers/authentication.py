@@ -239,7 +239,7 @@ def read_distances_npz(path, shown):
         raise SubmissionError("%s: 'distances' must hold numbers (found %s)." % (shown, distances.dtype))
     if distances.dtype.kind != "f":
         distances = distances.astype(np.float64)
-    return names, _checked_matrix(distances, names, shown, lambda i, j: "row %d, column %d" % (i, j))
+    return names, _checked_matrix(distances, names, shown, lambda i, j: "distances[%d, %d]" % (i, j))
 
 
 def _checked_matrix(distances, names, shown, where):
@@ -259,11 +259,20 @@ def _checked_matrix(distances, names, shown, where):
 
 
 def _first_not_finite(distances):
+    """(row, column) of the first NaN or infinity, or None.
+
+    A block whose sum is finite holds only finite numbers (a NaN or an infinity makes
+    the sum NaN or infinite); only a block whose sum is not finite (or overflows) is
+    searched cell by cell.
+    """
     rows = max(1, (16 * 1024 * 1024) // max(1, distances.shape[1]))
     for start in range(0, distances.shape[0], rows):
-        block = np.isfinite(distances[start:start + rows])
-        if not block.all():
-            i, j = np.argwhere(~block)[0]
+        block = distances[start:start + rows]
+        if np.isfinite(block.sum()):
+            continue
+        finite = np.isfinite(block)
+        if not finite.all():
+            i, j = np.argwhere(~finite)[0]
             return start + int(i), int(j)
     return None
 
@@ -284,8 +293,8 @@ def _split_name(line):
 def read_distances_csv(path, shown):
     """A square labeled matrix: header ',name1,name2,...', then 'name_i,d_i1,d_i2,...'.
 
-    Parsed by numpy's own C parser (numpy 1.23+) or numpy.fromstring per row; a
-    failure is re-read row by row to name the first bad cell.
+    Parsed by numpy's own C parser straight from the file (numpy 1.23+) or by
+    numpy.fromstring per row; a failure is re-read row by row to name the first bad cell.
     """
     import csv
 
@@ -299,17 +308,20 @@ def read_distances_csv(path, shown):
             raise SubmissionError("%s line 1 should be the header ',name1,name2,...' (found %r); "
                                   "separate the cells with commas." % (shown, header[0][:60]))
         names = [c.strip() for c in cells[1:]]
-        if all(_is_number(c) for c in cells):
+        if all(_is_number(c) for c in cells[1:]):
             raise SubmissionError("%s line 1 holds numbers; expected a header row of file names "
                                   "(top-left cell empty)." % shown)
         n = len(names)
         check_memory(n, 8, shown)
         row_names = []
-        try:
-            text = (line.decode("utf-8") for line in stream)
-            distances = _parse_rows(text, n, row_names)
-        except (ValueError, UnicodeDecodeError):
-            distances = None
+        if _numpy_has_c_loadtxt():
+            distances = _parse_with_c_loadtxt(path, row_names)
+        else:
+            try:
+                text = (line.decode("utf-8") for line in stream)
+                distances = _parse_rows(text, n, row_names)
+            except (ValueError, UnicodeDecodeError):
+                distances = None
     if distances is None or len(row_names) != n or distances.shape != (n, n) or None in row_names:
         _diagnose_csv(path, shown, n)
         raise SubmissionError("%s is not a %d x %d labeled matrix; expected a header row and one row per image."
@@ -319,6 +331,23 @@ def read_distances_csv(path, shown):
             raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
                                   "the same names in the same order." % (shown, i + 2, row, i + 1, column))
     return names, _checked_matrix(distances, names, shown, lambda i, j: "line %d, column %d" % (i + 2, j + 2))
+
+
+def _parse_with_c_loadtxt(path, row_names):
+    """The rows after the header by numpy's C parser (numpy 1.23+), straight from the
+    file: the name column goes through a converter that collects the names (one Python
+    call per row), the distances are parsed in C. A view of the (n, n) distances, or
+    None if a row is malformed."""
+    def collect(name):
+        row_names.append(name.strip())
+        return 0.0
+
+    try:
+        table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2, comments=None,
+                           quotechar='"', converters={0: collect}, encoding="utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return table[:, 1:]
 
 
 def _is_number(text):
@@ -390,10 +419,12 @@ def _diagnose_csv(path, shown, n):
                               % (shown, len(body), n))
 
 
-def is_symmetric(distances):
-    rows = max(1, (16 * 1024 * 1024) // max(1, distances.shape[1]))
-    for start in range(0, distances.shape[0], rows):
-        stop = min(distances.shape[0], start + rows)
-        if not np.array_equal(distances[start:stop], distances[:, start:stop].T):
-            return False
+def is_symmetric(distances, tile=512):
+    """Whether distances equals its transpose, compared tile by tile (both tiles of a
+    pair fit in the cache, so reading the transposed one stays cheap)."""
+    n = distances.shape[0]
+    for i in range(0, n, tile):
+        for j in range(i, n, tile):
+            if not np.array_equal(distances[i:i + tile, j:j + tile], distances[j:j + tile, i:i + tile].T):
+                return False
     return True

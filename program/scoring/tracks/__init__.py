@@ -8,7 +8,9 @@ A track module provides:
 """
 
 from . import authentication
+from . import events
 
 TRACKS = {
     "authentication": authentication,
+    "events": events,
 }

@@ -1,0 +1,155 @@
+"""Benchmark of the authentication track at FalsID's scale: one subset of 10,000 images.
+
+Run: python3 bench/run.py authentication
+
+The subset's distances are submitted twice, in two phases under bench/out/authentication/:
+- npz/: Pizan_distances.npz, names and a float32 matrix (400 MB);
+- csv/: Pizan_distances.csv, the same values as a labeled CSV, 6 decimals (about 0.9 GB).
+Distances are Euclidean distances between class-dependent features, rounded to 1e-4 so
+that ties occur (also at the k-th place). Each scoring run (the whole evaluate.py in a
+fresh process, start-up included) is timed against a baseline run in a fresh process in
+the same session:
+- npz: numpy.load of the archive + one numpy.partition of the matrix along its rows
+  (goal: under 2x);
+- csv: numpy.loadtxt of the same CSV file (goal: at most 1.2x);
+and the peak resident memory of each scoring run is reported (goal: under 3 GB).
+"""
+
+import os
+import shutil
+import sys
+
+import numpy as np
+from timing import run_python
+
+N = 10000
+SUBSET = "Pizan"
+DECIMALS = 6  # cells are written as 0.dddddd
+REPEAT = 3
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EVALUATE = os.path.join(ROOT, "program", "evaluate.py")
+
+
+def make_distances(rng, labels):
+    """Symmetric distances in [0, 1), rounded to 1e-4 (ties), zero diagonal."""
+    features = rng.randn(N, 16).astype(np.float64) + labels[:, None] * 0.35
+    squared = (features ** 2).sum(axis=1)
+    distances = squared[:, None] + squared[None, :] - 2.0 * features.dot(features.T)
+    np.maximum(distances, 0.0, out=distances)
+    np.sqrt(distances, out=distances)
+    distances /= distances.max() * 1.0001
+    distances = (distances + distances.T) / 2.0
+    np.round(distances, 4, out=distances)
+    np.fill_diagonal(distances, 0.0)
+    return distances
+
+
+def write_labeled_csv(path, names, distances):
+    """The labeled CSV, written a block of rows at a time as fixed-width bytes ('0.dddddd,')."""
+    n = len(names)
+    scale = 10 ** DECIMALS
+    width = DECIMALS + 3
+    with open(path, "wb") as stream:
+        stream.write(("," + ",".join(names) + "\n").encode("ascii"))
+        for start in range(0, n, 500):
+            stop = min(n, start + 500)
+            q = np.rint(distances[start:stop] * scale).astype(np.int64)
+            cells = np.empty((stop - start, n, width), dtype=np.uint8)
+            cells[:, :, 0] = ord("0")
+            cells[:, :, 1] = ord(".")
+            for p in range(DECIMALS):
+                cells[:, :, 2 + p] = (q // 10 ** (DECIMALS - 1 - p)) % 10 + ord("0")
+            cells[:, :, -1] = ord(",")
+            cells[:, -1, -1] = ord("\n")
+            rows = cells.reshape(stop - start, n * width)
+            for i in range(stop - start):
+                stream.write(names[start + i].encode("ascii") + b",")
+                stream.write(rows[i].tobytes())
+
+
+def make_phases(outdir):
+    rng = np.random.RandomState(2026)
+    numbers = np.sort(rng.choice(np.arange(1, 900000), size=N, replace=False))
+    names = ["PIZAN_%06d.jpg" % number for number in numbers]
+    labels = (rng.rand(N) < 0.4).astype(np.int64)
+    predicted = np.where(rng.rand(N) < 0.15, 1 - labels, labels)
+    distances = make_distances(rng, labels)
+    phases = {}
+    for form in ("npz", "csv"):
+        phase = os.path.join(outdir, form)
+        ref, res = os.path.join(phase, "ref"), os.path.join(phase, "res")
+        os.makedirs(ref)
+        os.makedirs(res)
+        with open(os.path.join(ref, "track.yaml"), "w") as stream:
+            stream.write("track: authentication\nk: [1, 3, 5]\n")
+        with open(os.path.join(ref, SUBSET + ".csv"), "w") as stream:
+            stream.write("filename,label\n" + "".join("%s,%d\n" % row for row in zip(names, labels)))
+        with open(os.path.join(res, SUBSET + "_labels.csv"), "w") as stream:
+            stream.write("filename,label\n" + "".join("%s,%d\n" % row for row in zip(names, predicted)))
+        with open(os.path.join(res, "README.md"), "w") as stream:
+            stream.write("Benchmark submission: Euclidean distances of 16-d features.\n")
+        phases[form] = phase
+    npz = os.path.join(phases["npz"], "res", SUBSET + "_distances.npz")
+    np.savez(npz, names=np.array(names), distances=distances.astype(np.float32))
+    csv = os.path.join(phases["csv"], "res", SUBSET + "_distances.csv")
+    write_labeled_csv(csv, names, distances)
+    return phases, npz, csv
+
+
+def best(previous, measured):
+    """(best time, highest peak memory) over the runs so far."""
+    if previous is None:
+        return measured
+    return min(previous[0], measured[0]), max(previous[1], measured[1])
+
+
+def show(label, scoring, baseline, goal):
+    ratio = scoring[0] / baseline[0]
+    print("%-34s %6.2fx  (scoring %.2f s, baseline %.2f s; goal %s: %s)"
+          % (label, ratio, scoring[0], baseline[0], goal, "met" if eval("ratio" + goal) else "MISSED"),
+          flush=True)
+
+
+def main(outdir):
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    phases, npz, csv = make_phases(outdir)
+    print("subset of %d images; %s: %.0f MB (float32), %s: %.0f MB" % (
+        N, os.path.basename(npz), os.path.getsize(npz) / 1e6, os.path.basename(csv), os.path.getsize(csv) / 1e6),
+        flush=True)
+    npz_code = (
+        "import numpy\n"
+        "with numpy.load(%r) as archive:\n"
+        "    names, distances = archive['names'], archive['distances']\n"
+        "distances.partition(4, axis=1)\n" % npz)
+    csv_code = (
+        "import numpy\n"
+        "numpy.loadtxt(%r, delimiter=',', skiprows=1, usecols=range(1, %d), dtype=numpy.float64)\n"
+        % (csv, N + 1))
+    results, baselines = {}, {}
+    for form, baseline_code in (("npz", npz_code), ("csv", csv_code)):
+        out = os.path.join(outdir, "output_" + form)
+        # Scoring and baseline alternate, best of REPEAT each, so that a slow spell of a
+        # shared machine hits both.
+        for _ in range(REPEAT):
+            results[form] = best(results.get(form), run_python([EVALUATE, phases[form], out]))
+            baselines[form] = best(baselines.get(form), run_python(baseline_code))
+        with open(os.path.join(out, "scores.txt")) as stream:
+            results[form + "_scores"] = stream.read().split()
+    npz_baseline, csv_baseline = baselines["npz"], baselines["csv"]
+    show("scoring from .npz vs load+partition", results["npz"], npz_baseline, "< 2")
+    show("scoring from .csv vs numpy.loadtxt", results["csv"], csv_baseline, "<= 1.2")
+    for form in ("npz", "csv"):
+        peak = results[form][1] / 1e9
+        print("%-34s %6.2f GB (baseline %.2f GB; goal < 3 GB: %s)" % (
+            "peak memory, scoring from ." + form, peak,
+            (npz_baseline if form == "npz" else csv_baseline)[1] / 1e9, "met" if peak < 3 else "MISSED"))
+    same = results["npz_scores"] == results["csv_scores"]
+    print("scores from .npz and .csv identical: %s (%s)" % (same, " ".join(results["npz_scores"][:8])))
+    for form in ("npz", "csv"):
+        shutil.rmtree(phases[form])
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main(os.path.join(os.path.dirname(os.path.abspath(__file__)), "out", "authentication"))

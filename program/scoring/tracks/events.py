@@ -1,0 +1,214 @@
+"""Track `events` (ChaLearn LAP cultural event recognition): mean average precision.
+
+Glue: reader (one file per category) -> AP kernel per category -> mean over the
+categories with a positive image -> result (AP table, precision/recall charts).
+SPEC section 5; seeds/events-track-evaluation.txt.
+"""
+
+import io
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from .. import options as opt
+from .. import plots
+from ..errors import ReferenceDataError
+from ..metrics.ranking import area_under_envelope, operating_points
+from ..readers import events as reader
+from ..result import Paragraph, Picture, Table, TrackResult
+
+TITLE = "Cultural event recognition (ChaLearn LAP)"
+
+OPTIONS = {
+    "missing": ("error", opt.choice("error", "last")),
+    "public_details": (False, opt.boolean()),
+}
+
+#: Per category, how many of the worst-placed positives and best-placed negatives the
+#: private table lists (the images that cost the most precision).
+HARDEST = 10
+
+
+def keys(track, options):
+    return ["map"]
+
+
+def score(track, submission, options, log):
+    categories = reader.read_reference(track)
+    scored = [c for c in categories if c.positives > 0]
+    if not scored:
+        raise ReferenceDataError("No category of %s has a positive image (label 1); average precision is "
+                                 "undefined for all of them." % track.label)
+    reader.check_files(submission, categories, log)
+    result = TrackResult("events", TITLE)
+    for category in categories:
+        if category.positives == 0:
+            result.warnings.append("Category %s has no positive image in the reference; it is left out of the "
+                                   "mean." % category.name)
+            log.warn("Category %s has no positive image in the reference; it is left out of the mean."
+                     % category.name)
+    rows = []
+    for category in categories:
+        filename = category.name + ".txt"
+        scores, absent = reader.read_confidences(submission.path(filename), submission.name(filename),
+                                                 category, options["missing"])
+        if absent:
+            log.info("%s: %d of %d images not submitted, ranked last (missing: last)."
+                     % (submission.name(filename), absent, len(category.ids)))
+        curve = None
+        ap = None
+        if category.positives:
+            curve = operating_points(category.positive, scores)
+            ap = area_under_envelope(curve[0], curve[2])
+        rows.append({"category": category, "scores": scores, "absent": absent, "curve": curve, "ap": ap})
+
+    kept = [row for row in rows if row["ap"] is not None]
+    result.set_score("map", float(np.mean([row["ap"] for row in kept])))
+    result.items["categories"] = {
+        "names": [row["category"].name for row in kept],
+        "ap": np.array([row["ap"] for row in kept], dtype=np.float64),
+        "positives": np.array([row["category"].positives for row in kept], dtype=np.int64),
+        "images": np.array([len(row["category"].ids) for row in kept], dtype=np.int64),
+        # What recomputes AP on a resample: labels and aligned confidences per category.
+        "y_true": [row["category"].positive for row in kept],
+        "scores": [row["scores"] for row in kept],
+    }
+    describe(result, rows, kept, options)
+    return result
+
+
+def describe(result, rows, kept, options):
+    summary = result.section("Summary")
+    summary.add(Paragraph(
+        "map: the mean over %d categories of the average precision (AP). Per category the images are ranked "
+        "by confidence; images of equal confidence form one operating point. AP is the area under the "
+        "monotone precision (at each point the highest precision at that point or any later one) by the "
+        "trapezoidal rule from recall 0; without ties it equals the PASCAL VOC 2010 AP." % len(kept)))
+    left_out = [row["category"].name for row in rows if row["ap"] is None]
+    if left_out:
+        summary.add(Paragraph("Left out of the mean (no positive image in the reference): %s."
+                              % ", ".join(left_out)))
+    ordered = sorted(kept, key=lambda row: (row["ap"], row["category"].name))
+    columns = ["category", "AP", "positives", "images", "operating points"]
+    any_absent = any(row["absent"] for row in rows)
+    if any_absent:
+        columns.append("not submitted (ranked last)")
+    table = []
+    for row in ordered:
+        category = row["category"]
+        cells = [category.name, row["ap"], category.positives, len(category.ids), int(row["curve"][0].shape[0])]
+        if any_absent:
+            cells.append(row["absent"])
+        table.append(cells)
+    summary.add(Table(columns, table, "Average precision per category, worst first"))
+
+    charts = result.section("Precision/recall per category")
+    charts.add(Paragraph("Grey: precision at each operating point, in ranking order. Blue: the monotone "
+                         "precision whose area (trapezoidal rule from recall 0) is the AP."))
+    for row in ordered:
+        name = row["category"].name
+        recall, precision, envelope, _ = row["curve"]
+        charts.add(Picture(precision_recall_chart(recall, precision, envelope, "%s  AP %.4f" % (name, row["ap"])),
+                           "%s: AP %.4f" % (name, row["ap"]), "precision/recall of %s" % name))
+
+    hardest = hardest_images(ordered)
+    result.private.append(("events/hardest_images.csv", csv_bytes(HARDEST_COLUMNS, hardest)))
+    if options["public_details"]:
+        details = result.section("Hardest images per category (public_details: true)")
+        details.add(Table(HARDEST_COLUMNS, hardest, "Per category, the %d lowest-ranked positives and %d "
+                                                    "highest-ranked negatives" % (HARDEST, HARDEST)))
+
+
+HARDEST_COLUMNS = ["category", "image", "label", "confidence", "rank"]
+
+
+def hardest_images(rows):
+    """Per category, the positives ranked lowest and the negatives ranked highest.
+
+    rank = 1 + the number of images with a strictly higher confidence (tied images
+    share a rank, so the table does not depend on file order).
+    """
+    table = []
+    for row in rows:
+        category, scores = row["category"], row["scores"]
+        for label, members, sign in ((1, category.positive, 1.0), (0, ~category.positive, -1.0)):
+            members = np.flatnonzero(members)
+            if members.shape[0] > HARDEST:  # lowest positives, highest negatives
+                members = members[np.argpartition(sign * scores[members], HARDEST - 1)[:HARDEST]]
+            members = members[np.lexsort((members, sign * scores[members]))]
+            ranks = 1 + np.count_nonzero(scores[None, :] > scores[members][:, None], axis=1)
+            for i, rank in zip(members.tolist(), ranks.tolist()):
+                shown = "%.10g" % scores[i] if np.isfinite(scores[i]) else "not submitted"
+                table.append([category.name, category.ids[i], label, shown, rank])
+    return table
+
+
+def csv_bytes(columns, table):
+    out = io.StringIO()
+    for cells in [columns] + table:
+        out.write(",".join(_csv_cell(str(c)) for c in cells) + "\n")
+    return out.getvalue().encode("utf-8")
+
+
+def _csv_cell(text):
+    if any(c in text for c in ',"'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+CHART_W, CHART_H, MARGIN_L, MARGIN_T, MARGIN_B = 180, 120, 30, 18, 18
+#: The chart is a palette image (fast to encode): white, black, grey, light grey, blue.
+PALETTE = (255, 255, 255, 0, 0, 0, 150, 150, 150, 215, 215, 215, 0, 0, 230)
+WHITE, BLACK, GREY, LIGHT, BLUE = range(5)
+
+
+def _chart_frame():
+    """The empty chart (frame, grid, axis labels), drawn once and copied for each chart."""
+    width, height = MARGIN_L + CHART_W + 10, MARGIN_T + CHART_H + MARGIN_B
+    image = Image.new("P", (width, height), WHITE)
+    image.putpalette(PALETTE + (0, 0, 0) * (256 - len(PALETTE) // 3))
+    draw = ImageDraw.Draw(image)
+    left, top, right, bottom = MARGIN_L, MARGIN_T, MARGIN_L + CHART_W, MARGIN_T + CHART_H
+    for fraction in (0.5, 1.0):
+        y = bottom - int(round(fraction * CHART_H))
+        draw.line([(left, y), (right, y)], fill=LIGHT)
+        x = left + int(round(fraction * CHART_W))
+        draw.line([(x, top), (x, bottom)], fill=LIGHT)
+    draw.rectangle((left, top, right, bottom), outline=GREY)
+    draw.text((4, top - 4), "1.0", fill=BLACK, font=plots.font())
+    draw.text((4, bottom - 8), "0.0", fill=BLACK, font=plots.font())
+    draw.text((left - 2, bottom + 3), "0", fill=BLACK, font=plots.font())
+    draw.text((right - 8, bottom + 3), "1", fill=BLACK, font=plots.font())
+    plots.centered_text(draw, (left, bottom + 2, right, height), "recall", fill=BLACK)
+    return image
+
+
+_FRAME = []
+
+
+def precision_recall_chart(recall, precision, envelope, title):
+    """A small chart: the raw precision in ranking order (grey) and its envelope (blue)."""
+    if not _FRAME:
+        _FRAME.append(_chart_frame())
+    image = _FRAME[0].copy()
+    draw = ImageDraw.Draw(image)
+    width = image.size[0]
+    plots.centered_text(draw, (0, 0, width, MARGIN_T - 2), title, fill=BLACK)
+    left, bottom = MARGIN_L, MARGIN_T + CHART_H
+
+    def pixels(r, p):
+        xs = np.rint(left + np.asarray(r) * CHART_W).astype(np.int64)
+        ys = np.rint(bottom - np.asarray(p) * CHART_H).astype(np.int64)
+        keep = np.ones(xs.shape[0], dtype=bool)
+        keep[1:] = (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])  # one vertex per pixel move
+        return list(zip(xs[keep].tolist(), ys[keep].tolist()))
+
+    raw = pixels(recall, precision)
+    if len(raw) > 1:
+        draw.line(raw, fill=GREY)
+    steps = pixels(np.concatenate(([0.0], recall)), np.concatenate((envelope[:1], envelope)))
+    if len(steps) > 1:
+        draw.line(steps, fill=BLUE, width=2)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()

@@ -1,0 +1,229 @@
+"""The events track end to end: the sample phase, tolerated formats, every error of
+SPEC section 5 with its file and line, and the options of track.yaml."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+from conftest import ROOT, assert_clean_failure, run_scorer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scoring.errors import SubmissionError
+from scoring.readers.events import _split_pairs_by_line, line_number, near_name, split_pairs
+
+SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")
+SAMPLE_RES = os.path.join(ROOT, "input", "res", "events")
+
+
+def phase(tmp_path, ref_files, res_files, config="track: events\n"):
+    """A one-track phase (track at the root of ref/) from {name: text} mappings."""
+    root = tmp_path / "input"
+    for folder, files in (("ref", ref_files), ("res", res_files)):
+        os.makedirs(str(root / folder))
+        for name, text in files.items():
+            data = text if isinstance(text, bytes) else text.encode("utf-8")
+            with open(str(root / folder / name), "wb") as stream:
+                stream.write(data)
+    with open(str(root / "ref" / "track.yaml"), "w") as stream:
+        stream.write(config)
+    return root
+
+
+REF = {
+    "La_Tomatina.txt": "a.jpg 1\nb.jpg 0\nc.jpg 1\nd.jpg -1\n",
+    "Holi_Festival.txt": "a.jpg 0\nb.jpg 1\nc.jpg -1\nd.jpg 0\n",
+}
+RES = {
+    # La_Tomatina: a + (0.9), b - (0.8), c + (0.7), d - (0.1): + - + - -> 5/6.
+    "La_Tomatina.txt": "a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\nd.jpg 0.1\n",
+    # Holi_Festival: b + first -> 1.
+    "Holi_Festival.txt": "d.jpg 0.2\nc.jpg 0.3\nb.jpg 5\na.jpg -1\n",
+}
+
+
+def test_hand_worked_map(tmp_path):
+    run = run_scorer(phase(tmp_path, REF, RES), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores() == {"map": pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)}
+    page = open(os.path.join(run.output, "detailed_results.html")).read()
+    # Worst first in the table.
+    assert page.index("La_Tomatina") < page.index("Holi_Festival")
+    assert page.count("data:image/png;base64,") == 2
+    hardest = open(os.path.join(run.output, "private", "events", "hardest_images.csv")).read().splitlines()
+    # Worst category first; its positives from the lowest rank up, then its negatives from the highest.
+    assert hardest[:5] == ["category,image,label,confidence,rank", "La_Tomatina,c.jpg,1,0.7,3",
+                           "La_Tomatina,a.jpg,1,0.9,1", "La_Tomatina,b.jpg,0,0.8,2", "La_Tomatina,d.jpg,0,0.1,4"]
+    assert "c.jpg" not in page  # per-image results stay private by default
+
+
+def test_formats_tolerated(tmp_path):
+    res = {
+        "La_Tomatina.txt": b"\xef\xbb\xbfa.jpg\t0.9\r\nb.jpg  0.8\r\n\r\nc.jpg 0.7 \r\nd.jpg\t1e-1\r\n\r\n\r\n",
+        "Holi_Festival.txt": "  d.jpg 0.2\nc.jpg 0.3\nb.jpg 5\na.jpg -1",
+    }
+    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["map"] == pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)
+
+
+def test_sample_phase_matches_an_independent_computation(tmp_path):
+    root = tmp_path / "input"
+    shutil.copytree(SAMPLE_REF, str(root / "ref"))
+    shutil.copytree(SAMPLE_RES, str(root / "res"))
+    run = run_scorer(root, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    aps = []
+    for name in sorted(os.listdir(SAMPLE_REF)):
+        if not name.endswith(".txt"):
+            continue
+        truth = dict(line.split() for line in open(os.path.join(SAMPLE_REF, name)))
+        confidence = dict((k, float(v)) for k, v in (line.split() for line in open(os.path.join(SAMPLE_RES, name))))
+        aps.append(trapezoid_ap([truth[k] == "1" for k in truth], [confidence[k] for k in truth]))
+    assert len(aps) == 12
+    assert run.scores()["map"] == pytest.approx(float(np.mean(aps)), abs=1e-9)
+
+
+def trapezoid_ap(labels, scores):
+    """SPEC section 5 step by step, in plain Python (ties as one operating point)."""
+    positives = sum(labels)
+    points = []
+    tp = count = 0
+    for level in sorted(set(scores), reverse=True):
+        members = [label for label, score in zip(labels, scores) if score == level]
+        tp += sum(members)
+        count += len(members)
+        points.append((tp / positives, tp / count))
+    envelope = [max(p for _, p in points[i:]) for i in range(len(points))]
+    area, last_r, last_p = 0.0, 0.0, envelope[0]
+    for (r, _), p in zip(points, envelope):
+        area += (r - last_r) * (p + last_p) / 2
+        last_r, last_p = r, p
+    return area
+
+
+@pytest.mark.parametrize("res_text, fragments", [
+    ("a.jpg 0.9\nb.jpg 0.8\nc.jpg abc\nd.jpg 0.1\n", ["La_Tomatina.txt line 3", "'abc'"]),
+    ("a.jpg 0.9\nb.jpg nan\nc.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "finite"]),
+    ("a.jpg 0.9\nb.jpg inf\nc.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "finite"]),
+    ("a.jpg 0.9\nb.jpg 0.8 0.1\nc.jpg 0.7\nd.jpg\n", ["La_Tomatina.txt line 2", "3 fields"]),
+    ("a.jpg 0.9\nb.jpg\nc.jpg 0.7 0.2\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "1 fields"]),
+    ("a.jpg 0.9\nb.jpg 0.8\nz.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 3", "z.jpg", "not among"]),
+    ("a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\na.jpg 0.1\nd.jpg 0.1\n", ["La_Tomatina.txt line 4", "first on line 1"]),
+    ("a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\n", ["La_Tomatina.txt lacks 1 of the 4", "d.jpg"]),
+    (b"a.jpg 0.9\nb.jpg 0.8\n\xe9.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 3", "UTF-8"]),
+    ("\n\n", ["La_Tomatina.txt is empty"]),
+    ("a.jpg 0.9\n\n\n\nb.jpg 0.8\nc.jpg 0.7\nd.jpg 0.1 x\n", ["La_Tomatina.txt line 7", "3 fields"]),
+])
+def test_submission_errors(tmp_path, res_text, fragments):
+    res = dict(RES)
+    res["La_Tomatina.txt"] = res_text
+    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    assert_clean_failure(run, 1, *fragments)
+
+
+@pytest.mark.parametrize("submitted", ["la_tomatina.txt", "La Tomatina.txt", "La_Tomatina", "La_Tomatin.txt"])
+def test_did_you_mean(tmp_path, submitted):
+    res = dict(RES)
+    res[submitted] = res.pop("La_Tomatina.txt")
+    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    assert_clean_failure(run, 1, "no La_Tomatina.txt", "did you mean %s?" % submitted)
+
+
+def test_missing_file_without_near_name(tmp_path):
+    res = dict(RES)
+    del res["La_Tomatina.txt"]
+    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    assert_clean_failure(run, 1, "The submission has no La_Tomatina.txt")
+
+
+def test_missing_last_ranks_absent_ids_below(tmp_path):
+    res = dict(RES)
+    # a + (0.9), c + (0.1), b and d absent: + + then the tie {b-, d-}: AP 1.
+    res["La_Tomatina.txt"] = "a.jpg 0.9\nc.jpg 0.1\n"
+    # b + absent: a, c, d submitted (all negatives), then b: points (0, 0) x3 and (1, 1/4):
+    # envelope 1/4 everywhere: AP 1/4.
+    res["Holi_Festival.txt"] = "a.jpg 3\nc.jpg 2\nd.jpg 1\n"
+    run = run_scorer(phase(tmp_path, REF, res, "track: events\nmissing: last\n"), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["map"] == pytest.approx((1.0 + 0.25) / 2, abs=1e-10)
+    assert "ranked last" in run.stderr
+
+
+def test_category_without_positive_is_left_out(tmp_path):
+    ref = dict(REF)
+    ref["Up_Helly_Aa.txt"] = "a.jpg 0\nb.jpg -1\nc.jpg 0\nd.jpg 0\n"
+    res = dict(RES)
+    res["Up_Helly_Aa.txt"] = "a.jpg 0.1\nb.jpg 0.2\nc.jpg 0.3\nd.jpg 0.4\n"
+    run = run_scorer(phase(tmp_path, ref, res), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["map"] == pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)
+    assert "Up_Helly_Aa has no positive image" in run.stderr
+
+
+@pytest.mark.parametrize("ref_change, fragments", [
+    ({"La_Tomatina.txt": "a.jpg 0\nb.jpg 0\nc.jpg -1\nd.jpg 0\n",
+      "Holi_Festival.txt": "a.jpg 0\nb.jpg 0\nc.jpg -1\nd.jpg 0\n"}, ["No category", "positive"]),
+    ({"La_Tomatina.txt": "a.jpg 1\nb.jpg 2\nc.jpg 1\nd.jpg 0\n"}, ["ref/La_Tomatina.txt line 2", "'2'"]),
+    ({"La_Tomatina.txt": "a.jpg 1\nb.jpg 0\na.jpg 1\nd.jpg 0\n"}, ["ref/La_Tomatina.txt line 3", "a.jpg"]),
+    ({"La_Tomatina.txt": "a.jpg 1\nb.jpg\n"}, ["ref/La_Tomatina.txt line 2"]),
+    ({"La_Tomatina.txt": "\n\n"}, ["ref/La_Tomatina.txt lists no image"]),
+])
+def test_reference_errors(tmp_path, ref_change, fragments):
+    ref = dict(REF)
+    ref.update(ref_change)
+    run = run_scorer(phase(tmp_path, ref, RES), tmp_path / "out")
+    assert_clean_failure(run, 2, *fragments)
+
+
+def test_bad_option(tmp_path):
+    run = run_scorer(phase(tmp_path, REF, RES, "track: events\nmissing: drop\n"), tmp_path / "out")
+    assert_clean_failure(run, 2, "missing", "'drop'")
+
+
+def test_public_details_shows_hardest_images(tmp_path):
+    run = run_scorer(phase(tmp_path, REF, RES, "track: events\npublic_details: true\n"), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    page = open(os.path.join(run.output, "detailed_results.html")).read()
+    assert "Hardest images" in page
+
+
+# ---------------------------------------------------------------- reader units
+
+
+def test_fast_and_slow_paths_agree():
+    data = b"x 1\ny 2\n"
+    assert split_pairs(data, "f", SubmissionError) == (["x", "y"], ["1", "2"], None)
+    first, second, lines = split_pairs(b"\nx 1\n\n  y\t2\r\n", "f", SubmissionError)
+    assert (first, second, lines) == (["x", "y"], ["1", "2"], [2, 4])
+
+
+def test_near_name():
+    assert near_name("La_Tomatina.txt", ["LA-TOMATINA.TXT", "other.txt"]) == "LA-TOMATINA.TXT"
+    assert near_name("La_Tomatina.txt", ["Holi_Festival.txt"]) is None
+
+
+field = st.text(st.sampled_from("ab1.-_é"), min_size=1, max_size=4)
+separator = st.sampled_from([" ", "\t", "  ", " \t"])
+line = st.one_of(
+    st.tuples(field, separator, field).map("".join),
+    st.tuples(field, separator, field, separator, field).map("".join),
+    field, st.just(""), st.just("  "),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(line, max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_fast_path_agrees_with_the_line_by_line_pass(lines, end, bom, final_end):
+    text = end.join(lines) + (end if final_end else "")
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    try:
+        expected = _split_pairs_by_line(data, "f", SubmissionError)
+    except SubmissionError as error:
+        with pytest.raises(SubmissionError) as raised:
+            split_pairs(data, "f", SubmissionError)
+        assert raised.value.sentence == error.sentence
+        return
+    first, second, numbers = split_pairs(data, "f", SubmissionError)
+    assert (first, second) == expected[:2]
+    assert [line_number(numbers, i) for i in range(len(first))] == expected[2]
