@@ -18,9 +18,9 @@ def run_compare(*args):
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
 
 
-def read_ranking(out):
+def read_ranking(out, track="authentication"):
     with open(os.path.join(str(out), "ranking.csv")) as stream:
-        return list(csv.DictReader(stream))
+        return [row for row in csv.DictReader(stream) if row["track"] == track]
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,10 @@ def test_true_order_recovered_with_ground_truth(scenario):
         assert float(r["ci_low"]) <= float(r["score"]) <= float(r["ci_high"])
     medians = [float(r["median_rank"]) for r in rows]
     assert medians == sorted(medians)
+    # Events: noise growing with the submission number, so mean AP falls with it.
+    events = read_ranking(out, "events")
+    assert [int(r["rank"]) for r in events] == list(range(1, 9))
+    assert all(r["pseudo_f_rank"] == "" for r in events)  # confidences, no binary decisions
 
 
 def test_progress_line_per_submission_and_closing_note(scenario):
@@ -69,8 +73,10 @@ def test_deterministic_and_zip_equals_directory(scenario, tmp_path):
     base, ref, dirs, _, out, _ = scenario
     archive = tmp_path / "sub1.zip"
     with zipfile.ZipFile(str(archive), "w") as z:
-        for name in sorted(os.listdir(dirs[0])):
-            z.write(os.path.join(dirs[0], name), name)
+        for directory, _, files in os.walk(dirs[0]):
+            for name in sorted(files):
+                full = os.path.join(directory, name)
+                z.write(full, os.path.relpath(full, dirs[0]))
     again = tmp_path / "again"
     run = run_compare("--ref", ref, "--out", again, "--resamples", 300, str(archive), *dirs[1:])
     assert run.returncode == 0, run.stderr
