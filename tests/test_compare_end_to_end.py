@@ -113,3 +113,23 @@ def test_bad_names_are_an_organizer_error(scenario, tmp_path):
     _, ref, dirs, _, _, _ = scenario
     run = run_compare("--ref", ref, "--out", tmp_path / "o", "--names", "a", *dirs[:2])
     assert run.returncode == 2 and "--names gives 1 names for 2 submissions" in run.stderr
+
+
+def test_reference_without_labels_gives_the_ground_truth_free_analysis(scenario, tmp_path):
+    _, ref, dirs, _, _, _ = scenario
+    import shutil
+    unlabeled = tmp_path / "ref"
+    shutil.copytree(ref, str(unlabeled))
+    track = unlabeled / "authentication"
+    for name in os.listdir(str(track)):
+        if name.endswith(".csv"):
+            rows = (track / name).read_text().splitlines()
+            (track / name).write_text("\n".join(["filename"] + [r.split(",")[0] for r in rows[1:]]) + "\n")
+    out = tmp_path / "out"
+    run = run_compare("--ref", unlabeled, "--out", out, "--resamples", 50, *dirs)
+    assert run.returncode == 0, run.stderr
+    assert "No labels in" in run.stderr
+    rows = read_ranking(out)
+    assert all(r["rank"] == "" for r in rows)
+    assert [int(r["pseudo_f_rank"]) for r in rows] == list(range(1, 9))
+    assert [int(r["rank"]) for r in read_ranking(out, "events")] == list(range(1, 9))

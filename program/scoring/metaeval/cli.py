@@ -13,7 +13,9 @@ import traceback
 
 from ..errors import ReferenceDataError, ScoringError, SubmissionError
 from ..log import Log
-from . import adapters, analysis, bootstrap, page, submissions
+from .. import layout
+from ..tracks import TRACKS
+from . import adapters, analysis, bootstrap, page, submissions, unlabeled
 
 
 def parse(argv):
@@ -53,14 +55,14 @@ def submission_names(args):
     return names
 
 
-def score_all(args, names, progress):
+def score_all(args, names, ref, progress):
     """Per submission the list of TrackResults, in the phase's track order."""
     workspace = submissions.Workspace()
     all_results = []
     try:
         for index, (path, name) in enumerate(zip(args.submissions, names)):
             start = time.time()
-            input_dir = workspace.input_for(index, args.ref, path)
+            input_dir = workspace.input_for(index, ref, path)
             log = Log(stream=io.StringIO())
             try:
                 scores, results = submissions.score(input_dir, log)
@@ -77,14 +79,31 @@ def score_all(args, names, progress):
 
 
 def compare(args, names, progress=sys.stderr):
-    all_results = score_all(args, names, progress)
+    if not os.path.isdir(args.ref):
+        raise ReferenceDataError("--ref %s is not a directory; give the reference directory (ref/)." % args.ref)
+    tracks = layout.find_tracks(args.ref, TRACKS)
+    without_labels = unlabeled.unlabeled_tracks(args.ref)
+    scratch = submissions.Workspace()
+    try:
+        ref = args.ref
+        if without_labels:
+            progress.write("No labels in %s: ground-truth-free analysis only for %s.\n" % (
+                args.ref, ", ".join(t or "the root track" for t in sorted(without_labels))))
+            ref = unlabeled.placeholder_reference(args.ref, scratch.root, without_labels)
+        all_results = score_all(args, names, ref, progress)
+    finally:
+        scratch.close()
     analyses = []
-    for t in range(len(all_results[0])):
+    for t, track in enumerate(tracks):
         results = [r[t] for r in all_results]
         views = [adapters.view(r) for r in results]
-        progress.write("Analysing track %s over %d submissions.\n" % (results[0].kind, len(names)))
-        analyses.append(analysis.analyse(results[0].kind, names, views, args.resamples, args.seed,
-                                         ground_truth=not args.no_ground_truth, reference=args.reference))
+        label = track.kind + (" (%s)" % track.rel if track.rel and [k.kind for k in tracks].count(track.kind) > 1
+                              else "")
+        progress.write("Analysing track %s over %d submissions.\n" % (label, len(names)))
+        ground_truth = not args.no_ground_truth and track.rel not in without_labels
+        a = analysis.analyse(label, names, views, args.resamples, args.seed,
+                             ground_truth=ground_truth, reference=args.reference)
+        analyses.append(a)
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
     with open(os.path.join(args.out, "ranking.csv"), "w") as stream:
