@@ -15,7 +15,7 @@ from ..errors import ReferenceDataError, ScoringError, SubmissionError
 from ..log import Log
 from .. import layout
 from ..tracks import TRACKS
-from . import adapters, analysis, bootstrap, page, submissions, unlabeled
+from . import adapters, analysis, bootstrap, page, pixels, submissions, unlabeled
 
 
 def parse(argv):
@@ -59,6 +59,7 @@ def score_all(args, names, ref, progress):
     """Per submission the list of TrackResults, in the phase's track order."""
     workspace = submissions.Workspace()
     all_results = []
+    foregrounds = []
     try:
         for index, (path, name) in enumerate(zip(args.submissions, names)):
             start = time.time()
@@ -69,13 +70,16 @@ def score_all(args, names, ref, progress):
             except SubmissionError as error:
                 raise SubmissionError("submission %s: %s" % (name, error.sentence))
             all_results.append(results)
+            if any(r.kind == "lines" for r in results):
+                # Decoded once here, kept packed: the pixels of the ground-truth-free analysis.
+                foregrounds.append(pixels.collect_foregrounds(input_dir, log))
             shown = ", ".join("%s=%.4f" % (k, v) for k, v in scores[:3])
             progress.write("[%d/%d] %s scored in %.1f s: %s\n" % (index + 1, len(names), name,
                                                                   time.time() - start, shown))
             progress.flush()
     finally:
         workspace.close()
-    return all_results
+    return all_results, foregrounds
 
 
 def compare(args, names, progress=sys.stderr):
@@ -90,7 +94,7 @@ def compare(args, names, progress=sys.stderr):
             progress.write("No labels in %s: ground-truth-free analysis only for %s.\n" % (
                 args.ref, ", ".join(t or "the root track" for t in sorted(without_labels))))
             ref = unlabeled.placeholder_reference(args.ref, scratch.root, without_labels)
-        all_results = score_all(args, names, ref, progress)
+        all_results, foregrounds = score_all(args, names, ref, progress)
     finally:
         scratch.close()
     analyses = []
@@ -101,8 +105,13 @@ def compare(args, names, progress=sys.stderr):
                               else "")
         progress.write("Analysing track %s over %d submissions.\n" % (label, len(names)))
         ground_truth = not args.no_ground_truth and track.rel not in without_labels
+        override = None
+        if foregrounds and all(track.rel in f for f in foregrounds):
+            progress.write("Pixel statistics of the line maps (ground-truth-free analysis).\n")
+            override = pixels.gram_from_packed([f[track.rel] for f in foregrounds],
+                                               names.index(args.reference) if args.reference else None)
         a = analysis.analyse(label, names, views, args.resamples, args.seed,
-                             ground_truth=ground_truth, reference=args.reference)
+                             ground_truth=ground_truth, reference=args.reference, binary_override=override)
         analyses.append(a)
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
