@@ -6,6 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: score test lint sample bench clean
+.PHONY: bundle test-floor
+
+FLOOR := .venv-floor
 
 $(BIN)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +29,7 @@ test: $(BIN)/.dev
 	$(BIN)/ruff check program tests tools bench
 	$(BIN)/vermin --no-tips --violations -t=3.7- program
 	$(BIN)/python -m pytest -q tests
+	$(MAKE) --no-print-directory test-floor
 
 ## sample: regenerate the sample phase in input/ from its generators
 sample: $(BIN)/.runtime
@@ -35,5 +39,20 @@ sample: $(BIN)/.runtime
 bench: $(BIN)/.dev
 	$(BIN)/python bench/run.py
 
+## bundle: the competition zips and starting kits under dist/, competition.yaml regenerated
+bundle: $(BIN)/.runtime
+	$(BIN)/python tools/make_bundle.py dist
+
+$(FLOOR)/.floor: requirements-floor.txt
+	$(PYTHON) -m venv $(FLOOR)
+	$(FLOOR)/bin/python -m pip install --quiet --upgrade pip
+	$(FLOOR)/bin/python -m pip install --quiet -r requirements-floor.txt
+	touch $@
+
+## test-floor: the whole suite again with the oldest numpy, scipy, Pillow, PyYAML (requirements-floor.txt)
+test-floor: $(FLOOR)/.floor
+	$(FLOOR)/bin/python -m pytest -q -p no:cacheprovider tests
+
 clean:
 	rm -rf $(VENV) output/* dist
+	rm -rf $(FLOOR)

@@ -12,10 +12,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import sample_authentication  # noqa: E402
 import sample_events  # noqa: E402
+import sample_lines  # noqa: E402
 
 SAMPLES = [
     ("authentication", sample_authentication),
     ("events", sample_events),
+    ("lines", sample_lines),
 ]
 
 

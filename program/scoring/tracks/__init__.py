@@ -7,10 +7,10 @@ A track module provides:
   score(track, submission, options, log) -> result.TrackResult
 """
 
-from . import authentication
-from . import events
+from . import authentication, events, lines
 
 TRACKS = {
     "authentication": authentication,
     "events": events,
+    "lines": lines,
 }

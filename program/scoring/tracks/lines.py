@@ -1,0 +1,252 @@
+"""Track `lines` (ICDAR 2025 FEST): text-line segmentation, per manuscript.
+
+Glue: reader -> components and one overlap table per page -> page metrics of the chosen
+protocol(s) -> mean over pages per manuscript -> mean over manuscripts -> result.
+SPEC section 4; seeds/lines-track-evaluation.txt.
+"""
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from .. import options as opt
+from ..layout import key_name
+from ..metrics import segmentation as seg
+from ..plots import png_bytes
+from ..readers import lines as reader
+from ..result import Paragraph, Picture, Table, TrackResult
+
+TITLE = "Text-line segmentation (FEST 2025)"
+
+
+def _above_half():
+    def convert(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return float(value) if 0.5 < value <= 1 else None
+
+    return opt.Check("a number above 0.5 and at most 1 (matches must stay one-to-one)", convert)
+
+
+OPTIONS = {
+    "protocol": ("standard", opt.choice("standard", "fest2025", "both")),
+    "threshold": (0.75, opt.number(0.0, 1.0)),
+    "match_threshold": (0.75, _above_half()),
+    "connectivity": (8, opt.integer_in(4, 8)),
+    "public_details": (False, opt.boolean()),
+}
+
+METRICS = seg.METRICS
+COUNTS = ("gt", "predicted", "correct", "missed", "extra")
+FEST_PREFIX = "fest2025_"
+# Error-map palette: background, correct line (green), missed line (blue), extra pixels (red).
+PALETTE = [255, 255, 255, 0, 170, 0, 0, 0, 230, 220, 0, 0]
+THUMBNAIL_WIDTH = 240
+
+
+def protocols(options):
+    """(protocol, key prefix) pairs; the first gives the unprefixed keys."""
+    if options["protocol"] == "both":
+        return [("standard", ""), ("fest2025", FEST_PREFIX)]
+    return [(options["protocol"], "")]
+
+
+def keys(track, options):
+    """line_iu first (the leaderboard), then the other means, then per manuscript."""
+    names = [key_name(m) for m in reader.manuscripts(track)]
+    out = []
+    for _, prefix in protocols(options):
+        out += [prefix + metric for metric in METRICS]
+        out += [prefix + name + "_" + metric for name in names for metric in METRICS]
+    return out
+
+
+def score(track, submission, options, log):
+    result = TrackResult("lines", TITLE)
+    chosen = protocols(options)
+    wanted = [p for p, _ in chosen]
+    per_page = dict((p, []) for p in wanted)  # protocol -> [(page, metrics)]
+    maps = []
+    pages_by_manuscript = reader.ground_truth_pages(track)
+    for _, pages in pages_by_manuscript:
+        for page in pages:
+            metrics, classes = score_page(track, submission, page, options, wanted, result, log)
+            for protocol in wanted:
+                per_page[protocol].append((page, metrics[protocol]))
+            maps.append((page, full_size_png(classes), thumbnail(classes) if options["public_details"] else None))
+    manuscripts = [m for m, _ in pages_by_manuscript]
+    summaries = {}
+    for protocol, prefix in chosen:
+        summary = summarize(per_page[protocol], manuscripts)
+        summaries[protocol] = summary
+        for metric in METRICS:
+            result.set_score(prefix + metric, summary["overall"][metric])
+        for manuscript in manuscripts:
+            for metric in METRICS:
+                result.set_score(prefix + key_name(manuscript) + "_" + metric, summary[manuscript][metric])
+    primary = wanted[0]
+    result.items = items(per_page[primary], manuscripts)
+    if "fest2025" in wanted and primary != "fest2025":
+        result.items["fest2025"] = items(per_page["fest2025"], manuscripts)
+    describe(result, chosen, per_page, summaries, manuscripts, maps, options)
+    return result
+
+
+def score_page(track, submission, page, options, wanted, result, log):
+    """The metrics of one page under each wanted protocol, and its error map classes."""
+    gt_mask = reader.read_ground_truth(track, page)
+    filename = reader.find_prediction(submission, page)
+    if filename is None:
+        raise submission.missing(page.manuscript + "/" + page.stem + ".png",
+                                 "one prediction per ground-truth page (%s/%s.png, .tif, .tiff or .bmp)"
+                                 % (page.manuscript, page.stem))
+    prediction = reader.read_prediction(submission, page, filename, gt_mask.shape)
+    connectivity = options["connectivity"]
+    gt_labels, n_gt = seg.label_mask(gt_mask, connectivity)
+    pred_labels, n_pred = seg.label_colour_classes(prediction.colours, connectivity)
+    table = seg.overlap_table(gt_labels, n_gt, pred_labels, n_pred)
+    standard = seg.standard_page(table, options["threshold"], options["match_threshold"])
+    out = {"standard": standard}
+    if "fest2025" in wanted:
+        out["fest2025"] = fest2025(table, prediction, pred_labels, n_pred, options,
+                                   submission.name(page.manuscript, filename), result, log)
+    classes = seg.error_map(gt_labels, standard["correct_gt"], prediction.foreground)
+    return out, classes
+
+
+def fest2025(table, prediction, pred_labels, n_pred, options, shown, result, log):
+    """The official script's numbers of a page, from the same overlap table."""
+    component_colours = seg.component_colours(pred_labels, n_pred, prediction.colours)
+    background = bool(table[:, 0].sum() > 0)
+    labels, n_labels = seg.fest2025_labels(component_colours, background)
+    merged = seg.fest2025_table(table, labels, n_labels)
+    metrics = seg.fest2025_page(merged, n_labels, options["threshold"], options["match_threshold"])
+    notes = []
+    if metrics["ra_undefined"]:
+        notes.append("%s has no predicted line but its page has ground-truth lines: the official script "
+                     "divides by zero there; fest2025 RA is given as 0." % shown)
+    if prediction.transparent_colour:
+        notes.append("%s has transparent pixels that are not black: they are background here, but the "
+                     "official script ignores transparency and would count them as lines." % shown)
+    if prediction.sixteen_bit:
+        notes.append("%s is a 16-bit grey label image: fest2025 ranks its labels, whereas the official "
+                     "script would read it reduced to 8 bits." % shown)
+    for note in notes:
+        log.warn(note)
+        result.warnings.append(note)
+    return metrics
+
+
+def summarize(per_page, manuscripts):
+    """Mean over pages per manuscript, then mean over manuscripts."""
+    summary = {}
+    for manuscript in manuscripts:
+        rows = [m for page, m in per_page if page.manuscript == manuscript]
+        summary[manuscript] = dict((metric, float(np.mean([r[metric] for r in rows])) if rows else 0.0)
+                                   for metric in METRICS)
+        summary[manuscript]["pages"] = len(rows)
+        for count in COUNTS:
+            summary[manuscript][count] = int(sum(r[count] for r in rows))
+    summary["overall"] = dict((metric, float(np.mean([summary[m][metric] for m in manuscripts])))
+                              for metric in METRICS)
+    return summary
+
+
+def items(per_page, manuscripts):
+    """Per-page results for the meta-evaluation: {manuscript: {pages, line_iu: array, ...}}."""
+    out = {}
+    for manuscript in manuscripts:
+        rows = [(page, m) for page, m in per_page if page.manuscript == manuscript]
+        entry = {"pages": [page.stem for page, _ in rows]}
+        for metric in METRICS:
+            entry[metric] = np.array([m[metric] for _, m in rows], dtype=float)
+        out[manuscript] = entry
+    return out
+
+
+def thumbnail(classes):
+    """A downscaled error map (box filter, so thin lines stay visible)."""
+    height, width = classes.shape
+    rgb = np.asarray(PALETTE, dtype=np.uint8).reshape(-1, 3)[classes]
+    image = Image.fromarray(rgb, "RGB")
+    if width > THUMBNAIL_WIDTH:
+        image = image.resize((THUMBNAIL_WIDTH, max(1, int(round(height * THUMBNAIL_WIDTH / float(width))))),
+                             Image.BOX)
+    return png_bytes(image)
+
+
+def full_size_png(classes):
+    image = Image.fromarray(classes)
+    image.putpalette(PALETTE + [0] * (768 - len(PALETTE)))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+def page_csv(per_page_by_protocol, chosen):
+    out = io.StringIO()
+    columns = ["manuscript", "page"]
+    for protocol, _ in chosen:
+        columns += ["%s_%s" % (protocol, c) for c in COUNTS + METRICS]
+    out.write(",".join(columns) + "\n")
+    first = per_page_by_protocol[chosen[0][0]]
+    for i, (page, _) in enumerate(first):
+        cells = [page.manuscript, page.stem]
+        for protocol, _ in chosen:
+            metrics = per_page_by_protocol[protocol][i][1]
+            cells += [str(metrics[c]) for c in COUNTS] + ["%.10g" % metrics[m] for m in METRICS]
+        out.write(",".join(cells) + "\n")
+    return out.getvalue().encode("utf-8")
+
+
+def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
+    overview = result.section("Summary")
+    names = ", ".join(p for p, _ in chosen)
+    overview.add(Paragraph(
+        "Ranking score line_iu: the mean over manuscripts of the per-manuscript mean Line IU over pages "
+        "(protocol %s). Line IU = correct / (correct + extra + missed) with precision and recall >= %g; "
+        "Pixel IU over matched pixels; DR, RA, FM with one-to-one matches of IoU >= %g; %d-connected "
+        "components." % (chosen[0][0], options["threshold"], options["match_threshold"], options["connectivity"])))
+    if len(chosen) > 1:
+        overview.add(Paragraph("Both protocols are shown side by side (%s); keys of fest2025 start with %s."
+                               % (names, FEST_PREFIX)))
+    columns = ["manuscript", "pages"]
+    for protocol, _ in chosen:
+        columns += ["%s %s" % (protocol, m) for m in METRICS]
+    rows = []
+    for manuscript in manuscripts + ["overall"]:
+        row = [manuscript, summaries[chosen[0][0]][manuscript].get("pages", sum(
+            summaries[chosen[0][0]][m]["pages"] for m in manuscripts))]
+        for protocol, _ in chosen:
+            row += [summaries[protocol][manuscript][m] for m in METRICS]
+        rows.append(row)
+    overview.add(Table(columns, rows, "Per manuscript (means over pages) and overall (mean over manuscripts)"))
+    result.private.append(("lines/pages.csv", page_csv(per_page, chosen)))
+    public = options["public_details"]
+    primary = chosen[0][0]
+    for manuscript in manuscripts:
+        section = result.section("Manuscript %s" % manuscript) if public else None
+        rows = []
+        for i, (page, metrics) in enumerate(per_page[primary]):
+            if page.manuscript != manuscript:
+                continue
+            row = [page.stem] + [metrics[c] for c in COUNTS] + [metrics[m] for m in METRICS]
+            for protocol, _ in chosen[1:]:
+                row += [per_page[protocol][i][1][m] for m in METRICS]
+            rows.append(row)
+        if section is not None:
+            columns = ["page", "lines in ground truth", "predicted", "correct", "missed", "extra"]
+            columns += ["%s %s" % (protocol, m) for protocol, _ in chosen for m in METRICS]
+            section.add(Table(columns, rows, "Per page; counts of protocol %s (public_details: true)" % primary))
+        for page, full_png, thumb_png in maps:
+            if page.manuscript != manuscript:
+                continue
+            result.private.append(("lines/%s/%s_errors.png" % (page.manuscript, page.stem), full_png))
+            if section is not None:
+                section.add(Picture(thumb_png, "%s/%s: correct lines green, missed blue, extra pixels red"
+                                    % (page.manuscript, page.stem)))
+    if not public:
+        overview.add(Paragraph("Per-page tables and error maps reveal the ground truth; they are kept for the "
+                               "organizers (private/lines/) unless track.yaml sets public_details: true."))
+

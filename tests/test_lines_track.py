@@ -1,0 +1,232 @@
+"""The lines track end to end: sample phase, file formats, options and the participant's errors."""
+
+import io
+import os
+
+import numpy as np
+import pytest
+from conftest import ROOT, assert_clean_failure, run_scorer
+from PIL import Image
+
+from scoring.log import Log
+from scoring.readers import lines as reader
+from scoring.runner import score_submission
+
+SAMPLE = os.path.join(ROOT, "input")
+
+GT = np.zeros((12, 16), dtype=np.uint8)
+GT[1:3, 2:14] = 255   # line 1: 24 pixels
+GT[5:7, 2:14] = 255   # line 2: 24 pixels
+GT[9:11, 2:8] = 255   # line 3: 12 pixels
+
+
+def write_phase(root, predictions, config="", gt=GT, manuscripts=("Latin2",)):
+    """A one-track phase at the root of ref/: page p1 of each manuscript, predictions as
+    {manuscript: (filename, PIL image or bytes)}."""
+    ref, res = os.path.join(str(root), "ref"), os.path.join(str(root), "res")
+    os.makedirs(ref)
+    os.makedirs(res)
+    with open(os.path.join(ref, "track.yaml"), "w") as stream:
+        stream.write("track: lines\n" + config)
+    for manuscript in manuscripts:
+        os.makedirs(os.path.join(ref, manuscript))
+        Image.fromarray(gt).convert("1").save(os.path.join(ref, manuscript, "p1.png"))
+        if manuscript not in predictions:
+            continue
+        os.makedirs(os.path.join(res, manuscript))
+        filename, content = predictions[manuscript]
+        path = os.path.join(res, manuscript, filename)
+        if isinstance(content, bytes):
+            with open(path, "wb") as stream:
+                stream.write(content)
+        else:
+            content.save(path)
+    return str(root)
+
+
+def colour_map(ids, colours):
+    return Image.fromarray(np.asarray(colours, dtype=np.uint8)[ids], "RGB")
+
+
+def gt_ids():
+    ids = np.zeros(GT.shape, dtype=np.int32)
+    ids[1:3, 2:14], ids[5:7, 2:14], ids[9:11, 2:8] = 1, 2, 3
+    return ids
+
+
+COLOURS = [(0, 0, 0), (200, 10, 10), (10, 200, 10), (10, 10, 200)]
+
+
+def scores_of(phase):
+    scores, results = score_submission(phase, Log(io.StringIO()))
+    return dict(scores), results[0]
+
+
+def test_exact_prediction_in_every_format(tmp_path):
+    ids = gt_ids()
+    formats = {
+        "rgb.png": colour_map(ids, COLOURS),
+        "rgba.png": Image.fromarray(np.dstack([np.asarray(COLOURS, np.uint8)[ids],
+                                               np.where(ids > 0, 255, 0).astype(np.uint8)]), "RGBA"),
+        "grey8.png": Image.fromarray((ids * 40).astype(np.uint8)),
+        "grey16.png": Image.fromarray((ids * 1000).astype(np.uint16)),
+        "binary.png": Image.fromarray(np.where(ids > 0, 255, 0).astype(np.uint8)).convert("1"),
+        "palette.png": colour_map(ids, COLOURS).convert("P", palette=Image.ADAPTIVE, colors=4),
+        "tiff.tif": colour_map(ids, COLOURS),
+        "bmp.bmp": colour_map(ids, COLOURS),
+    }
+    for number, (name, image) in enumerate(sorted(formats.items())):
+        phase = write_phase(tmp_path / str(number), {"Latin2": ("p1." + name.split(".")[1], image)},
+                            "protocol: both\n")
+        scores, _ = scores_of(phase)
+        # The official script reads a binary mask as one line (one colour): fest2025 keys then differ.
+        checked = [k for k in scores if name != "binary.png" or not k.startswith("fest2025_")]
+        assert all(scores[k] == 1.0 for k in checked), (name, scores)
+
+
+def test_merge_split_extra_and_keys(tmp_path):
+    ids = gt_ids()
+    ids[3:5, 2:14] = 1          # lines 1 and 2 merged into one region of 72 pixels
+    ids[5:7, 2:14] = 1
+    ids[9:11, 2:5] = 2          # line 3 split in two touching colours (6 + 6 pixels)
+    ids[9:11, 5:8] = 3
+    ids[0, 15] = 4              # one extra pixel
+    colours = COLOURS + [(90, 90, 90)]
+    phase = write_phase(tmp_path, {"Latin2": ("p1.png", colour_map(ids, colours))},
+                        "protocol: both\n")
+    scores, result = scores_of(phase)
+    # standard: merge IoU 24/72 each (g1 takes it: P 1/3 -> extra, R 1), g2 missed;
+    # split: g3 with 6/12 (P 1, R 1/2 -> missed), the other half extra; the pixel extra.
+    # TP 0, FP 3, FN 2: Line IU 0. S = 24 + 6 = 30, |G| 60, |P| 72 + 12 + 1 = 85: 30 / 115.
+    assert scores["line_iu"] == pytest.approx(0.0)
+    assert scores["pixel_iu"] == pytest.approx(30.0 / 115)
+    assert scores["latin2_pixel_iu"] == scores["pixel_iu"]
+    assert list(scores)[:5] == ["line_iu", "pixel_iu", "dr", "ra", "fm"]
+    assert "fest2025_line_iu" in scores and "fest2025_latin2_fm" in scores
+    # fest2025: labels by sorted colour: black 0, (10,10,200) 1, (10,200,10) 2, (200,10,10) 3, grey 4.
+    # g1, g2 -> label 3 (IoU 1/3, extra each); g3 -> label 1 (first of the two 1/2 IoUs, missed).
+    # TP 24 + 24 + 6, unions 72 + 72 + 12: Pixel IU 54 / 156; Line IU 0.
+    assert scores["fest2025_pixel_iu"] == pytest.approx(54.0 / 156)
+    items = result.items
+    assert items["Latin2"]["pages"] == ["p1"]
+    assert items["Latin2"]["pixel_iu"].tolist() == pytest.approx([30.0 / 115])
+    assert items["fest2025"]["Latin2"]["pixel_iu"].tolist() == pytest.approx([54.0 / 156])
+
+
+def test_sample_phase_agrees_with_the_official_script(tmp_path):
+    run = run_scorer(SAMPLE, tmp_path)
+    assert run.status == 0, run.stderr
+    scores = run.scores()
+    # udiads_textline_evaluate run (outside this repository) on input/res/lines/<m> and
+    # input/ref/lines/<m>: (pixel_IU, line_IU, DR, RA, FM).
+    official = {
+        "latin2": (0.8205002596993943, 0.8392857142857143, 0.8392857142857143, 0.8160714285714286,
+                   0.824125874125874),
+        "latin14396": (0.5562731827764759, 0.3333333333333333, 0.19999999999999998, 0.25, 0.22222222222222218),
+    }
+    for manuscript, values in official.items():
+        got = [scores["lines_fest2025_%s_%s" % (manuscript, m)] if "lines_fest2025_latin2_line_iu" in scores
+               else scores["fest2025_%s_%s" % (manuscript, m)] for m in ("pixel_iu", "line_iu", "dr", "ra", "fm")]
+        assert got == pytest.approx(values, abs=1e-9)
+    private = os.path.join(run.output, "private", "lines")
+    assert os.path.isfile(os.path.join(private, "pages.csv"))
+    assert os.path.isfile(os.path.join(private, "Latin2", "latin2_001_errors.png"))
+
+
+def test_error_map_colours(tmp_path):
+    ids = gt_ids()
+    ids[5:7] = 0                 # line 2 missed
+    ids[0, 0] = 1                # an extra pixel (not touching line 1, which starts at column 2)
+    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", colour_map(ids, COLOURS))})
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    errors = np.asarray(Image.open(os.path.join(run.output, "private", "lines", "Latin2", "p1_errors.png"))
+                        .convert("RGB"))
+    assert tuple(errors[1, 2]) == (0, 170, 0)      # correct line: green
+    assert tuple(errors[5, 2]) == (0, 0, 230)      # missed line: blue
+    assert tuple(errors[0, 0]) == (220, 0, 0)      # extra pixel: red
+    assert tuple(errors[0, 15]) == (255, 255, 255)
+
+
+def test_public_details(tmp_path):
+    prediction = {"Latin2": ("p1.png", colour_map(gt_ids(), COLOURS))}
+    hidden = run_scorer(write_phase(tmp_path / "a", prediction), tmp_path / "out_a")
+    shown = run_scorer(write_phase(tmp_path / "b", prediction, "public_details: true\n"), tmp_path / "out_b")
+    page_a = open(os.path.join(hidden.output, "detailed_results.html")).read()
+    page_b = open(os.path.join(shown.output, "detailed_results.html")).read()
+    assert "p1" not in page_a and "data:image/png" not in page_a
+    assert "p1" in page_b and "data:image/png" in page_b
+
+
+def test_predicted_foregrounds(tmp_path):
+    from scoring import layout
+    from scoring.tracks import TRACKS
+    ids = gt_ids()
+    phase = write_phase(tmp_path, {"Latin2": ("p1.png", colour_map(ids, COLOURS))})
+    track = layout.find_tracks(os.path.join(phase, "ref"), TRACKS)[0]
+    submission = layout.Submission(os.path.join(phase, "res"), os.path.join(phase, "res"))
+    masks = reader.predicted_foregrounds(track, submission)
+    assert (masks["Latin2"]["p1"] == (ids > 0)).all()
+
+
+@pytest.mark.parametrize("case,fragments", [
+    ("missing", ["Latin2/p1.png"]),
+    ("size", ["Latin2/p1.png", "8x6", "16x12"]),
+    ("unreadable", ["Latin2/p1.png", "cannot be read"]),
+    ("jpeg", ["Latin2/p1.jpg", "JPEG"]),
+    ("case", ["Latin2/P1.png", "case-sensitive"]),
+    ("two", ["Latin2/p1.bmp", "Latin2/p1.png", "keep one"]),
+])
+def test_participant_errors(tmp_path, case, fragments):
+    good = colour_map(gt_ids(), COLOURS)
+    predictions = {
+        "missing": {"Latin2": ("other.png", good)},
+        "size": {"Latin2": ("p1.png", Image.new("RGB", (8, 6)))},
+        "unreadable": {"Latin2": ("p1.png", b"not an image at all")},
+        "jpeg": {"Latin2": ("p1.jpg", good.convert("RGB"))},
+        "case": {"Latin2": ("P1.png", good)},
+        "two": {"Latin2": ("p1.png", good)},
+    }[case]
+    phase = write_phase(tmp_path / "in", predictions)
+    if case == "two":
+        good.save(os.path.join(phase, "res", "Latin2", "p1.bmp"))
+    run = run_scorer(phase, tmp_path / "out")
+    assert_clean_failure(run, 1, *fragments)
+
+
+def test_missing_manuscript_folder(tmp_path):
+    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", colour_map(gt_ids(), COLOURS))},
+                        manuscripts=("Latin2", "Syriaque341"))
+    run = run_scorer(phase, tmp_path / "out")
+    assert_clean_failure(run, 1, "Syriaque341/p1.png")
+
+
+@pytest.mark.parametrize("config,fragment", [
+    ("match_threshold: 0.5\n", "match_threshold"),
+    ("protocol: official\n", "protocol"),
+    ("connectivity: 6\n", "connectivity"),
+])
+def test_organizer_errors(tmp_path, config, fragment):
+    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", colour_map(gt_ids(), COLOURS))}, config)
+    assert_clean_failure(run_scorer(phase, tmp_path / "out"), 2, fragment)
+
+
+def test_fest2025_without_prediction_warns(tmp_path):
+    empty = Image.new("RGB", (16, 12))
+    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", empty)}, "protocol: fest2025\n")
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert "divides by zero" in run.stderr
+    assert run.scores()["ra"] == 0.0
+
+
+def test_transparent_pixels_are_background(tmp_path):
+    ids = gt_ids()
+    rgba = np.dstack([np.asarray(COLOURS, np.uint8)[ids], np.where(ids > 0, 255, 0).astype(np.uint8)])
+    rgba[0, 0] = (90, 90, 90, 0)  # a coloured but fully transparent pixel: background
+    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", Image.fromarray(rgba, "RGBA"))},
+                        "protocol: both\n")
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["line_iu"] == 1.0
+    assert "transparent pixels that are not black" in run.stderr
