@@ -48,6 +48,11 @@ def test_true_order_recovered_with_ground_truth(scenario):
     events = read_ranking(out, "events")
     assert [int(r["rank"]) for r in events] == list(range(1, 9))
     assert all(r["pseudo_f_rank"] == "" for r in events)  # confidences, no binary decisions
+    # Lines: submission i misses i of the 20 lines of every page: line_iu = 1 - 0.05 i.
+    lines = read_ranking(out, "lines")
+    assert [int(r["rank"]) for r in lines] == list(range(1, 9))
+    for r, rate in zip(lines, rates):
+        assert float(r["score"]) == pytest.approx(1 - rate)
 
 
 def test_progress_line_per_submission_and_closing_note(scenario):
@@ -63,8 +68,10 @@ def test_progress_line_per_submission_and_closing_note(scenario):
 def test_ground_truth_free_ranking_recovers_the_order(scenario):
     _, _, _, _, out, _ = scenario
     rows = read_ranking(out)
-    # With gaps of 5 points, the pseudo F-measure against the consensus keeps the order.
+    # With gaps of 5 points, the pseudo F-measure against the consensus keeps the order,
+    # on the labels of the authentication track and on the pixels of the line maps.
     assert [int(r["pseudo_f_rank"]) for r in rows] == list(range(1, 9))
+    assert [int(r["pseudo_f_rank"]) for r in read_ranking(out, "lines")] == list(range(1, 9))
     reference = [int(r["reference_rank"]) for r in rows]
     assert reference == sorted(reference)  # ties allowed, never an inversion
 

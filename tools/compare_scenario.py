@@ -3,9 +3,10 @@ error rates are known (5%, 10%, 15%, ...), as in the artificial-data protocol of
 Fedorchuk and Lamiroy (2017, section V-A1). The true order is submission 1 > 2 > ...
 
 python3 tools/compare_scenario.py OUT [--submissions 8]
-writes OUT/ref/ (a phase with an authentication/ and an events/ track) and
+writes OUT/ref/ (a phase with authentication/, events/ and lines/ tracks) and
 OUT/res/sub1 ... OUT/res/subN. Authentication: submission i flips a share 5 i % of the
-labels of every subset. Events: submission i's confidence is the label plus Gaussian
+labels of every subset. Lines: every page has 20 lines and submission i misses i of them
+(5 i %), the others exact. Events: submission i's confidence is the label plus Gaussian
 noise of standard deviation 0.3 + 0.1 (i - 1), so its average precision falls with i.
 """
 
@@ -16,6 +17,8 @@ import numpy as np
 
 SUBSETS = (("Pizan", 200, 0.4), ("Tasso", 160, 0.5), ("Yaqut", 120, 0.3))
 CATEGORIES = 20
+MANUSCRIPTS = ("Latin2", "Latin14396", "Syriaque341")
+PAGES, LINES_PER_PAGE, WIDTH = 5, 20, 160
 IMAGES = 600
 
 
@@ -39,6 +42,7 @@ def make(out, count=8, seed=7):
     make_authentication(os.path.join(ref, "authentication"),
                         [os.path.join(d, "authentication") for d in dirs], rates, rng)
     make_events(os.path.join(ref, "events"), [os.path.join(d, "events") for d in dirs], rng)
+    make_lines(os.path.join(ref, "lines"), [os.path.join(d, "lines") for d in dirs], rates, rng)
     return ref, dirs, rates
 
 
@@ -85,6 +89,32 @@ def make_events(ref, dirs, rng):
             confidence = (event == k) + noise * rng.randn(IMAGES)
             with open(os.path.join(res, name + ".txt"), "w") as stream:
                 stream.writelines("%s %.6f\n" % (i, c) for i, c in zip(ids, confidence))
+
+
+def make_lines(ref, dirs, rates, rng):
+    from PIL import Image
+    os.makedirs(ref, exist_ok=True)
+    with open(os.path.join(ref, "track.yaml"), "w") as stream:
+        stream.write("track: lines\nprotocol: both\n")
+    for manuscript in MANUSCRIPTS:
+        os.makedirs(os.path.join(ref, manuscript), exist_ok=True)
+        for d in dirs:
+            os.makedirs(os.path.join(d, manuscript), exist_ok=True)
+        for number in range(PAGES):
+            stem = "%s_%03d" % (manuscript.lower(), number + 1)
+            bands, top = [], 4
+            for _ in range(LINES_PER_PAGE):
+                height = int(rng.randint(4, 7))
+                bands.append((top, top + height, int(rng.randint(4, 12)), WIDTH - int(rng.randint(4, 30))))
+                top += height + int(rng.randint(4, 7))
+            ids = np.zeros((top + 4, WIDTH), dtype=np.uint8)
+            for index, (y0, y1, x0, x1) in enumerate(bands):
+                ids[y0:y1, x0:x1] = index + 1
+            Image.fromarray(np.where(ids > 0, 255, 0).astype(np.uint8)).save(os.path.join(ref, manuscript, stem + ".png"))
+            for d, rate in zip(dirs, rates):
+                missed = rng.choice(LINES_PER_PAGE, size=int(round(rate * LINES_PER_PAGE)), replace=False) + 1
+                predicted = np.where(np.isin(ids, missed), 0, ids * 12).astype(np.uint8)
+                Image.fromarray(predicted).save(os.path.join(d, manuscript, stem + ".png"))
 
 
 def main():
