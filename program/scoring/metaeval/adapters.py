@@ -21,8 +21,9 @@ class TrackView(object):
     unit names; binary: 0/1 predictions per item for the ground-truth-free analysis, or None.
     """
 
-    def __init__(self, kind, strata, scores, primary, comparable, paired, units, binary=None):
+    def __init__(self, kind, strata, scores, primary, comparable, paired, units, binary=None, unit="item"):
         self.kind = kind
+        self.unit = unit  # what a paired test compares: "image correctness", "page line_iu", ...
         self.strata = list(strata)
         self.scores = scores
         self.primary = primary
@@ -79,7 +80,7 @@ def authentication(result):
     comparable = [k for k in ("uar", "balanced_accuracy", "top1") if k in scores]
     return TrackView("authentication", strata, scores, "uar", comparable,
                      ("mcnemar", np.concatenate(correct_all) if correct_all else np.zeros(0, bool)), units,
-                     binary=np.concatenate(pred_all) if pred_all else np.zeros(0, int))
+                     binary=np.concatenate(pred_all) if pred_all else np.zeros(0, int), unit="per-image correctness")
 
 
 LINE_METRICS = ("line_iu", "pixel_iu", "dr", "ra", "fm")
@@ -110,7 +111,8 @@ def lines(result):
         else np.zeros(0)
     comparable = [k for k in ("line_iu", "pixel_iu", "fm", "fest2025_line_iu", "fest2025_pixel_iu", "fest2025_fm")
                   if k in scores]
-    return TrackView("lines", strata, scores, "line_iu", comparable, ("sign_flip", per_page), units)
+    return TrackView("lines", strata, scores, "line_iu", comparable, ("sign_flip", per_page), units,
+                     unit="per-page line_iu")
 
 
 def events(result):
@@ -120,7 +122,7 @@ def events(result):
     ap = np.asarray(categories["ap"], dtype=float)
     scores = OrderedDict([("map", [[(ap, np.ones_like(ap))]])])
     return TrackView("events", ["categories"], scores, "map", ["map"], ("sign_flip", ap),
-                     list(categories["names"]))
+                     list(categories["names"]), unit="per-category AP")
 
 
 ADAPTERS = {"authentication": authentication, "lines": lines, "events": events}

@@ -66,17 +66,21 @@ def _significance(a, views):
     pairs = [(i, j) for i in range(size) for j in range(i + 1, size)]
     raw = []
     a.pair_counts = {}
+    a.pair_detail = {}
     for i, j in pairs:
         x, y = views[i].paired[1], views[j].paired[1]
         if kind == "mcnemar":
             b, c = significance.mcnemar_counts(x, y)
             a.pair_counts[(i, j)] = (b, c)
+            a.pair_detail[(i, j)] = "b=%d, c=%d" % (b, c)
             raw.append(significance.mcnemar_exact(b, c))
         else:
-            raw.append(significance.sign_flip_test(np.asarray(x) - np.asarray(y), seed=i * size + j))
+            difference = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
+            a.pair_detail[(i, j)] = "mean difference %+.4f" % (difference.mean() if difference.size else 0.0)
+            raw.append(significance.sign_flip_test(difference))
     adjusted = significance.holm(raw)
-    a.test = ("exact McNemar on per-item correctness" if kind == "mcnemar"
-              else "paired sign-flip permutation test on per-unit %s" % a.primary)
+    a.test = ("exact McNemar test on %s" if kind == "mcnemar"
+              else "paired sign-flip permutation test on %s") % views[0].unit
     a.p_raw = np.ones((size, size))
     a.p_holm = np.ones((size, size))
     for (i, j), p, q in zip(pairs, raw, adjusted):

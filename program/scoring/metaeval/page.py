@@ -11,6 +11,13 @@ from ..result import Paragraph, Picture, Table
 from . import charts
 
 
+MCNEMAR_NOTE = ("b counts the items the first submission got right and the second wrong, c the reverse; "
+                "p = min(1, 2 BinomCDF(min(b, c); b + c, 1/2)), and 1 when b + c = 0.")
+SIGN_FLIP_NOTE = ("Under the null hypothesis each per-unit difference is as likely positive as negative; the "
+                  "test is exact over all sign patterns up to 16 nonzero differences, Monte Carlo (20,000 "
+                  "fixed-seed patterns) beyond.")
+
+
 def ranking_rows(analyses):
     """Rows of ranking.csv: one per track and submission."""
     header = ["track", "submission", "rank", "score_key", "score", "ci_low", "ci_high",
@@ -78,20 +85,14 @@ def track_blocks(a):
         pair_rows = []
         for i in range(size):
             for j in range(i + 1, size):
-                extra = ""
-                if (i, j) in a.pair_counts:
-                    extra = "b=%d, c=%d" % a.pair_counts[(i, j)]
-                pair_rows.append([a.names[i], a.names[j], extra, float(a.p_raw[i, j]), float(a.p_holm[i, j]),
-                                  "yes" if a.p_holm[i, j] < 0.05 else "no"])
+                pair_rows.append([a.names[i], a.names[j], a.pair_detail[(i, j)], float(a.p_raw[i, j]),
+                                  float(a.p_holm[i, j]), "yes" if a.p_holm[i, j] < 0.05 else "no"])
         sections.append(("Paired significance", [
-            Paragraph("Test: %s; Holm's correction over the %d pairs of this track. For McNemar, b counts "
-                      "items the first submission got right and the second wrong, c the reverse; p = "
-                      "min(1, 2 BinomCDF(min(b, c); b + c, 1/2)). The sign-flip test is exact up to 16 "
-                      "nonzero differences, Monte Carlo (20,000 fixed-seed flips) beyond."
-                      % (a.test, size * (size - 1) // 2)),
+            Paragraph("Test: %s; Holm's correction over the %d pairs of this track. %s"
+                      % (a.test, size * (size - 1) // 2, MCNEMAR_NOTE if a.pair_counts else SIGN_FLIP_NOTE)),
             Picture(charts.significance_matrix(a.names, a.p_holm, a.values[a.primary]),
                     "Green: the row is significantly better than the column (Holm p < 0.05); red: worse"),
-            Table(["A", "B", "counts", "p", "Holm p", "significant"], pair_rows, "Every pair"),
+            Table(["A", "B", "difference", "p", "Holm p", "significant"], pair_rows, "Every pair"),
         ]))
         if a.protocol_pairs:
             names = [k for k in a.comparable if k in a.values]
@@ -101,7 +102,7 @@ def track_blocks(a):
             sections.append(("Comparing metrics and protocols", [
                 Paragraph("For each two scores, the distance between the rankings they give: a pair of "
                           "submissions ordered differently costs 1, a pair tied in one ranking only 0.5 "
-                          "(Calvo-Zaragoza et al.'s comparison of text-detection protocols, Figure 3), and "
+                          "(the comparison of text-detection evaluation protocols, section III-B and Figure 3), and "
                           "Kendall's tau-b. Pairs of submissions: %d." % (size * (size - 1) // 2)),
                 Table(["score", "score", "rank distance", "tau-b"],
                       [[p, q, float(d), float(t)] for p, q, d, t in a.protocol_pairs]),

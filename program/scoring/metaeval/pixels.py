@@ -38,21 +38,30 @@ class PixelGram(object):
         self.pixels = 0
 
     def add_page(self, masks):
-        """masks: one flat 0/1 uint8 (or bool) array per submission, same length."""
+        """masks: one flat 0/1 uint8 (or bool) array per submission, same length.
+
+        Only pixels in some submission's foreground can count (elsewhere every S_k and
+        the reference are 0). With r the reference, over the pixels:
+        GE[i, j] = G[i, j] + n1 - c_i - c_j, n1 = sum r and c_i = sum S_i r, since
+        e_i e_j = S_i S_j where r = 0 and (1 - S_i)(1 - S_j) where r = 1.
+        Products of blocks of at most 2^18 pixels are exact in float32.
+        """
         m = np.stack([np.asarray(x, dtype=np.uint8).ravel() for x in masks])
         if m.shape[0] != self.count:
             raise ValueError("expected %d masks, got %d" % (self.count, m.shape[0]))
         self.pixels += m.shape[1]
+        m = m[:, m.any(axis=0)]
         for start in range(0, m.shape[1], CHUNK):
             block = m[:, start:start + CHUNK]
             if self.reference is None:
                 ref = block.sum(axis=0, dtype=np.int32) * 2 > self.count
             else:
                 ref = block[self.reference].astype(bool)
-            f = block.astype(np.float64)
-            self.g += f.dot(f.T)
-            e = (block.astype(bool) != ref[None, :]).astype(np.float64)
-            self.ge += e.dot(e.T)
+            f = block.astype(np.float32)
+            g = f.dot(f.T).astype(np.float64)
+            c = f.dot(ref.astype(np.float32)).astype(np.float64)
+            self.g += g
+            self.ge += g + float(np.count_nonzero(ref)) - c[:, None] - c[None, :]
 
     def stats(self):
         """The sufficient statistics of metrics.pseudo.pseudo_metrics."""

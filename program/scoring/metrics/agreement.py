@@ -1,5 +1,5 @@
 """How much two rankings of the same submissions agree: the tie-aware rank distance of
-Calvo-Zaragoza et al.'s comparison of text-detection protocols and Kendall's tau-b.
+the paper comparing text-detection evaluation protocols, and Kendall's tau-b.
 
 Pure numpy kernels. A ranking is given as scores (higher is better); equal scores are ties.
 """

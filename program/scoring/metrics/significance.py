@@ -113,10 +113,23 @@ def sign_flip_test(differences, seed=0):
         signs = ((codes[:, None] >> np.arange(n)) & 1) * 2 - 1
         sums = np.abs(signs.dot(d))
         return float(np.count_nonzero(sums >= observed)) / signs.shape[0]
-    rng = np.random.RandomState(seed)
-    signs = rng.randint(0, 2, size=(SIGN_FLIP_DRAWS, n)) * 2 - 1
+    signs = _random_signs(n, seed)
     hits = np.count_nonzero(np.abs(signs.dot(d)) >= observed)
     return float(1 + hits) / (1 + SIGN_FLIP_DRAWS)
+
+
+_SIGNS = {}
+
+
+def _random_signs(n, seed):
+    """The Monte Carlo sign patterns, drawn once per (n, seed) and reused for every pair."""
+    key = (n, seed)
+    if key not in _SIGNS:
+        if len(_SIGNS) > 8:
+            _SIGNS.clear()
+        rng = np.random.RandomState(seed)
+        _SIGNS[key] = (rng.randint(0, 2, size=(SIGN_FLIP_DRAWS, n)) * 2 - 1).astype(np.float64)
+    return _SIGNS[key]
 
 
 def holm(pvalues):
