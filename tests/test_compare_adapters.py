@@ -81,3 +81,13 @@ def test_analysis_on_synthetic_lines_recovers_a_clear_order():
     # 22 pages with a gap of 0.2 each: every pair differs after Holm.
     assert np.all(a.p_holm[np.triu_indices(4, 1)] < 0.05)
     assert a.gt_free is None  # no per-item binary decisions for lines pages
+
+
+def test_a_single_submission_still_gets_a_report():
+    from scoring.metaeval import page
+    result = TrackResult("events", "Events")
+    result.items = {"categories": {"names": ["a", "b"], "ap": np.array([0.25, 0.75])}}
+    a = analysis.analyse("events", ["only"], [adapters.view(result)], resamples=20, seed=1)
+    assert a.rank.tolist() == [1] and a.p_holm.shape == (1, 1)
+    html = page.report_html([a], page.closing_note([a]))
+    assert "only" in html and "NaN" not in html and "nan" not in html
