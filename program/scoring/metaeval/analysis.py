@@ -123,10 +123,14 @@ def _without_ground_truth(a, views, reference, binary_override):
                  "f_rank": agreement.ranks_from_scores(metrics["f_measure"]),
                  "reference_rank": agreement.ranks_from_scores(values)}
     if a.ground_truth:
-        truth = a.values[a.primary]
-        a.gt_free["agreement"] = [
-            ("pseudo F-measure", agreement.rank_distance(truth, metrics["f_measure"]),
-             agreement.kendall_tau_b(truth, metrics["f_measure"])),
-            ("reference-classifier protocol", agreement.rank_distance(truth, values),
-             agreement.kendall_tau_b(truth, values)),
-        ]
+        # Pixel pseudo-metrics are compared with pixel_iu too, the ground-truth score of the same pixels.
+        keys = [a.primary] + [k for k in ("pixel_iu",) if k in a.values and k != a.primary and binary_override]
+        a.gt_free["agreement"] = []
+        for key in keys:
+            truth = a.values[key]
+            a.gt_free["agreement"] += [
+                ("pseudo F-measure", key, agreement.rank_distance(truth, metrics["f_measure"]),
+                 agreement.kendall_tau_b(truth, metrics["f_measure"])),
+                ("reference-classifier protocol", key, agreement.rank_distance(truth, values),
+                 agreement.kendall_tau_b(truth, values)),
+            ]

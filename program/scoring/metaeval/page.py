@@ -124,9 +124,9 @@ def track_blocks(a):
                                                    "rank by reference protocol"], rows),
         ]
         if "agreement" in g:
-            blocks.append(Table(["ground-truth-free ranking", "rank distance to the real ranking", "tau-b"],
-                                [[n, float(d), float(t)] for n, d, t in g["agreement"]],
-                                "Agreement with the ranking by %s" % a.primary))
+            blocks.append(Table(["ground-truth-free ranking", "ground-truth score", "rank distance", "tau-b"],
+                                [[n, k, float(d), float(t)] for n, k, d, t in g["agreement"]],
+                                "Agreement with the rankings by ground-truth scores"))
         sections.append(("Without ground truth", blocks))
     for note in a.notes:
         sections.append(("Note", [Paragraph(note)]))
@@ -155,9 +155,11 @@ def closing_note(analyses):
         g = a.gt_free
         if g is None or "agreement" not in g:
             continue
-        for name, distance, tau in g["agreement"]:
-            lines.append("Track %s: the %s ranking is at rank distance %g from the ranking by %s (tau-b %.3f)."
-                         % (a.kind, name, distance, a.primary, tau))
+        pairs = len(a.names) * (len(a.names) - 1) // 2
+        for name, key, distance, tau in g["agreement"]:
+            lines.append("Track %s: the %s ranking is at rank distance %g (of at most %d) from the ranking by %s "
+                         "(tau-b %.3f)%s." % (a.kind, name, distance, pairs, key, tau,
+                                              ": the same order" if distance == 0 else ""))
     if not lines:
         lines.append("No ground-truth-free ranking could be compared with a ground-truth ranking.")
     return lines
