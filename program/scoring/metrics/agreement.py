@@ -1,0 +1,51 @@
+"""How much two rankings of the same submissions agree: the tie-aware rank distance of
+the paper comparing text-detection evaluation protocols, and Kendall's tau-b.
+
+Pure numpy kernels. A ranking is given as scores (higher is better); equal scores are ties.
+"""
+
+import numpy as np
+
+
+def ranks_from_scores(scores, higher_is_better=True):
+    """Competition ranks (1 = best; equal scores share the best of their ranks)."""
+    s = np.asarray(scores, dtype=float)
+    if not higher_is_better:
+        s = -s
+    return 1 + (s[None, :] > s[:, None]).sum(axis=1)
+
+
+def _pair_signs(scores):
+    s = np.asarray(scores, dtype=float)
+    signs = np.sign(s[:, None] - s[None, :])
+    upper = np.triu_indices(s.size, 1)
+    return signs[upper]
+
+
+def rank_distance(scores_a, scores_b):
+    """Tie-aware rank distance (seeds/paper-comparing-text-detection-evaluation-protocols.txt,
+    section III-B and Figure 3): the cost of turning one ranking into the other with swaps of
+    neighbours (1 each) and splits or merges of tied groups (0.5 each). Over unordered pairs
+    of items: a pair ordered one way in one ranking and the other way in the other costs 1,
+    a pair tied in exactly one ranking costs 0.5. Figure 3: a=d>b>c>f>e vs a>b>c>d>e>f is 3.5.
+    """
+    a, b = _pair_signs(scores_a), _pair_signs(scores_b)
+    discordant = np.count_nonzero(a * b < 0)
+    half = np.count_nonzero((a == 0) != (b == 0))
+    return discordant + 0.5 * half
+
+
+def kendall_tau_b(scores_a, scores_b):
+    """Kendall's tau-b from its definition: (C - D) / sqrt((n0 - n1) (n0 - n2)), n0 the
+    number of pairs, n1 (n2) the pairs tied in the first (second) ranking, C and D the
+    concordant and discordant pairs. 0 when one ranking is all ties (undefined otherwise)."""
+    a, b = _pair_signs(scores_a), _pair_signs(scores_b)
+    n0 = a.size
+    concordant = np.count_nonzero(a * b > 0)
+    discordant = np.count_nonzero(a * b < 0)
+    n1 = np.count_nonzero(a == 0)
+    n2 = np.count_nonzero(b == 0)
+    denominator = np.sqrt(float(n0 - n1) * float(n0 - n2))
+    if denominator == 0:
+        return 0.0
+    return float((concordant - discordant) / denominator)

@@ -1,0 +1,142 @@
+"""compare.py end to end on the controlled scenario of 8 submissions (error rates 5%..40%)."""
+
+import csv
+import os
+import subprocess
+import sys
+import zipfile
+
+import compare_scenario
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+COMPARE = os.path.join(ROOT, "program", "compare.py")
+
+
+def run_compare(*args):
+    return subprocess.run([sys.executable, COMPARE] + [str(a) for a in args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+
+
+def read_ranking(out, track="authentication"):
+    with open(os.path.join(str(out), "ranking.csv")) as stream:
+        return [row for row in csv.DictReader(stream) if row["track"] == track]
+
+
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory):
+    base = tmp_path_factory.mktemp("scenario")
+    ref, dirs, rates = compare_scenario.make(str(base), 8)
+    out = base / "out"
+    run = run_compare("--ref", ref, "--out", out, "--resamples", 300, *dirs)
+    assert run.returncode == 0, run.stderr
+    return base, ref, dirs, rates, out, run
+
+
+def test_true_order_recovered_with_ground_truth(scenario):
+    _, _, dirs, rates, out, run = scenario
+    rows = read_ranking(out)
+    assert [r["submission"] for r in rows] == ["sub%d" % (i + 1) for i in range(8)]
+    # Error rates 5%, 10%, ...: ranks 1..8, and uar = 1 - rate exactly (rounded flips).
+    assert [int(r["rank"]) for r in rows] == list(range(1, 9))
+    for r, rate in zip(rows, rates):
+        assert float(r["score"]) == pytest.approx(1 - rate, abs=0.002)
+        assert float(r["ci_low"]) <= float(r["score"]) <= float(r["ci_high"])
+    medians = [float(r["median_rank"]) for r in rows]
+    assert medians == sorted(medians)
+    # Events: noise growing with the submission number, so mean AP falls with it.
+    events = read_ranking(out, "events")
+    assert [int(r["rank"]) for r in events] == list(range(1, 9))
+    assert all(r["pseudo_f_rank"] == "" for r in events)  # confidences, no binary decisions
+    # Lines: submission i misses i of the 20 lines of every page: line_iu = 1 - 0.05 i.
+    lines = read_ranking(out, "lines")
+    assert [int(r["rank"]) for r in lines] == list(range(1, 9))
+    for r, rate in zip(lines, rates):
+        assert float(r["score"]) == pytest.approx(1 - rate)
+
+
+def test_progress_line_per_submission_and_closing_note(scenario):
+    _, _, _, _, out, run = scenario
+    progress = [line for line in run.stderr.splitlines() if line.startswith("[")]
+    assert len(progress) == 8 and progress[0].startswith("[1/8] sub1")
+    assert "pseudo F-measure ranking is at rank distance" in run.stderr
+    page = open(os.path.join(str(out), "report.html"), encoding="utf-8").read()
+    assert "Closing note" in page and "data:image/png;base64," in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+
+
+def test_ground_truth_free_ranking_recovers_the_order(scenario):
+    _, _, _, _, out, _ = scenario
+    rows = read_ranking(out)
+    # With gaps of 5 points, the pseudo F-measure against the consensus keeps the order,
+    # on the labels of the authentication track and on the pixels of the line maps.
+    assert [int(r["pseudo_f_rank"]) for r in rows] == list(range(1, 9))
+    assert [int(r["pseudo_f_rank"]) for r in read_ranking(out, "lines")] == list(range(1, 9))
+    reference = [int(r["reference_rank"]) for r in rows]
+    assert reference == sorted(reference)  # ties allowed, never an inversion
+
+
+def test_deterministic_and_zip_equals_directory(scenario, tmp_path):
+    base, ref, dirs, _, out, _ = scenario
+    archive = tmp_path / "sub1.zip"
+    with zipfile.ZipFile(str(archive), "w") as z:
+        for directory, _, files in os.walk(dirs[0]):
+            for name in sorted(files):
+                full = os.path.join(directory, name)
+                z.write(full, os.path.relpath(full, dirs[0]))
+    again = tmp_path / "again"
+    run = run_compare("--ref", ref, "--out", again, "--resamples", 300, str(archive), *dirs[1:])
+    assert run.returncode == 0, run.stderr
+    with open(os.path.join(str(out), "ranking.csv")) as a, open(str(again / "ranking.csv")) as b:
+        assert a.read() == b.read()
+
+
+def test_reference_and_no_ground_truth(scenario, tmp_path):
+    _, ref, dirs, _, _, _ = scenario
+    out = tmp_path / "nogt"
+    run = run_compare("--ref", ref, "--out", out, "--no-ground-truth", "--reference", "best",
+                      "--names", ",".join(["best"] + ["s%d" % i for i in range(2, 5)]), *dirs[:4])
+    assert run.returncode == 0, run.stderr
+    rows = read_ranking(out)
+    assert all(r["rank"] == "" for r in rows)
+    assert [int(r["pseudo_f_rank"]) for r in rows] == [1, 2, 3, 4]
+    page = open(str(out / "report.html"), encoding="utf-8").read()
+    assert "reference: best" in page and "Confidence" not in page
+
+
+def test_unsafe_zip_is_refused(scenario, tmp_path):
+    _, ref, dirs, _, _, _ = scenario
+    archive = tmp_path / "evil.zip"
+    with zipfile.ZipFile(str(archive), "w") as z:
+        z.writestr("../outside.csv", "x")
+    run = run_compare("--ref", ref, "--out", tmp_path / "o", str(archive), dirs[0])
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    assert "leaves the extraction folder" in run.stderr.splitlines()[-1]
+    assert not os.path.exists(str(tmp_path / "outside.csv"))
+
+
+def test_bad_names_are_an_organizer_error(scenario, tmp_path):
+    _, ref, dirs, _, _, _ = scenario
+    run = run_compare("--ref", ref, "--out", tmp_path / "o", "--names", "a", *dirs[:2])
+    assert run.returncode == 2 and "--names gives 1 names for 2 submissions" in run.stderr
+
+
+def test_reference_without_labels_gives_the_ground_truth_free_analysis(scenario, tmp_path):
+    _, ref, dirs, _, _, _ = scenario
+    import shutil
+    unlabeled = tmp_path / "ref"
+    shutil.copytree(ref, str(unlabeled))
+    track = unlabeled / "authentication"
+    for name in os.listdir(str(track)):
+        if name.endswith(".csv"):
+            rows = (track / name).read_text().splitlines()
+            (track / name).write_text("\n".join(["filename"] + [r.split(",")[0] for r in rows[1:]]) + "\n")
+    out = tmp_path / "out"
+    run = run_compare("--ref", unlabeled, "--out", out, "--resamples", 50, *dirs)
+    assert run.returncode == 0, run.stderr
+    assert "No labels in" in run.stderr
+    rows = read_ranking(out)
+    assert all(r["rank"] == "" for r in rows)
+    assert [int(r["pseudo_f_rank"]) for r in rows] == list(range(1, 9))
+    assert [int(r["rank"]) for r in read_ranking(out, "events")] == list(range(1, 9))
