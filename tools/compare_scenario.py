@@ -110,7 +110,8 @@ def make_lines(ref, dirs, rates, rng):
             ids = np.zeros((top + 4, WIDTH), dtype=np.uint8)
             for index, (y0, y1, x0, x1) in enumerate(bands):
                 ids[y0:y1, x0:x1] = index + 1
-            Image.fromarray(np.where(ids > 0, 255, 0).astype(np.uint8)).save(os.path.join(ref, manuscript, stem + ".png"))
+            truth = Image.fromarray(np.where(ids > 0, 255, 0).astype(np.uint8))
+            truth.save(os.path.join(ref, manuscript, stem + ".png"))
             for d, rate in zip(dirs, rates):
                 missed = rng.choice(LINES_PER_PAGE, size=int(round(rate * LINES_PER_PAGE)), replace=False) + 1
                 predicted = np.where(np.isin(ids, missed), 0, ids * 12).astype(np.uint8)
