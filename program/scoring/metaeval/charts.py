@@ -10,55 +10,47 @@ def _label_width(draw, labels):
     return max([text_size(draw, str(label))[0] for label in labels] + [20]) + 10
 
 
+def _grid(row_labels, columns, cell, title, paint):
+    """A titled grid: one row per label, `columns` numbered cells per row; paint(draw,
+    box, i, j) fills cell (i, j)."""
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    left = _label_width(probe, row_labels)
+    top = 40
+    image = Image.new("RGB", (left + columns * cell + 10, top + len(row_labels) * cell + 10), WHITE)
+    draw = ImageDraw.Draw(image)
+    centered_text(draw, (0, 0, image.size[0], 18), title)
+    for j in range(columns):
+        centered_text(draw, (left + j * cell, 20, left + (j + 1) * cell, top), str(j + 1))
+    for i, label in enumerate(row_labels):
+        y0 = top + i * cell
+        draw.text((4, y0 + cell // 2 - 5), str(label), fill=BLACK)
+        for j in range(columns):
+            paint(draw, (left + j * cell, y0, left + (j + 1) * cell - 1, y0 + cell - 1), i, j)
+    return png_bytes(image)
+
+
 def rank_frequencies(names, frequency, title):
     """One row per submission, one cell per rank; the cell's darkness is the share of
     bootstrap resamples that gave the submission that rank."""
-    size = len(names)
-    cell = 28 if size <= 20 else 18
-    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    left = _label_width(probe, names)
-    top = 40
-    image = Image.new("RGB", (left + size * cell + 10, top + size * cell + 10), WHITE)
-    draw = ImageDraw.Draw(image)
-    centered_text(draw, (0, 0, image.size[0], 18), title)
-    for r in range(size):
-        centered_text(draw, (left + r * cell, 20, left + (r + 1) * cell, top), str(r + 1))
-    for s, name in enumerate(names):
-        y0 = top + s * cell
-        draw.text((4, y0 + cell // 2 - 5), str(name), fill=BLACK)
-        for r in range(size):
-            share = float(frequency[s][r])
-            shade = int(255 - 215 * share)
-            box = (left + r * cell, y0, left + (r + 1) * cell - 1, y0 + cell - 1)
-            draw.rectangle(box, fill=(shade, shade, 255), outline=GREY)
-            if share >= 0.05:
-                centered_text(draw, box, "%d" % round(100 * share), fill=WHITE if share > 0.5 else BLACK)
-    return png_bytes(image)
+    def paint(draw, box, s, r):
+        share = float(frequency[s][r])
+        shade = int(255 - 215 * share)
+        draw.rectangle(box, fill=(shade, shade, 255), outline=GREY)
+        if share >= 0.05:
+            centered_text(draw, box, "%d" % round(100 * share), fill=WHITE if share > 0.5 else BLACK)
+    return _grid(names, len(names), 28 if len(names) <= 20 else 18, title, paint)
 
 
 def matrix(names, values, title, colour_of, text_of):
     """A square matrix picture: colour_of(i, j) and text_of(i, j) per cell (diagonal blank)."""
-    size = len(names)
-    cell = 34 if size <= 20 else 22
-    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    left = _label_width(probe, names)
-    top = 40
-    image = Image.new("RGB", (left + size * cell + 10, top + size * cell + 10), WHITE)
-    draw = ImageDraw.Draw(image)
-    centered_text(draw, (0, 0, image.size[0], 18), title)
-    for j in range(size):
-        centered_text(draw, (left + j * cell, 20, left + (j + 1) * cell, top), str(j + 1))
-    for i, name in enumerate(names):
-        y0 = top + i * cell
-        draw.text((4, y0 + cell // 2 - 5), "%d %s" % (i + 1, name), fill=BLACK)
-        for j in range(size):
-            box = (left + j * cell, y0, left + (j + 1) * cell - 1, y0 + cell - 1)
-            if i == j:
-                draw.rectangle(box, fill=(235, 235, 235), outline=GREY)
-                continue
-            draw.rectangle(box, fill=colour_of(i, j), outline=GREY)
-            centered_text(draw, box, text_of(i, j))
-    return png_bytes(image)
+    def paint(draw, box, i, j):
+        if i == j:
+            draw.rectangle(box, fill=(235, 235, 235), outline=GREY)
+            return
+        draw.rectangle(box, fill=colour_of(i, j), outline=GREY)
+        centered_text(draw, box, text_of(i, j))
+    labels = ["%d %s" % (i + 1, name) for i, name in enumerate(names)]
+    return _grid(labels, len(names), 34 if len(names) <= 20 else 22, title, paint)
 
 
 def significance_matrix(names, p_holm, values, alpha=0.05):
