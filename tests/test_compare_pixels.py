@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scoring.metaeval import pixels
+from scoring.metrics.segmentation import pack_mask
 from scoring.metrics import pseudo, significance
 
 
@@ -12,7 +13,7 @@ def test_pixel_gram_equals_direct_computation(reference, monkeypatch):
     rng = np.random.RandomState(4)
     truth = [rng.rand(5, 6) < 0.4, rng.rand(3, 9) < 0.3]
     subs = [[np.where(rng.rand(*t.shape) < rate, ~t, t) for t in truth] for rate in (0.1, 0.2, 0.3, 0.45)]
-    packed = [dict(((0, k), pixels.pack(m)) for k, m in enumerate(pages)) for pages in subs]
+    packed = [dict(((0, k), pack_mask(m)) for k, m in enumerate(pages)) for pages in subs]
     stats, gram = pixels.gram_from_packed(packed, reference)
     flat = np.stack([np.concatenate([m.ravel() for m in pages]) for pages in subs]).astype(float)
     p = pseudo.consensus(flat)

@@ -9,7 +9,6 @@ from conftest import ROOT, assert_clean_failure, run_scorer
 from PIL import Image
 
 from scoring.log import Log
-from scoring.readers import lines as reader
 from scoring.runner import score_submission
 
 SAMPLE = os.path.join(ROOT, "input")
@@ -158,15 +157,14 @@ def test_public_details(tmp_path):
     assert "p1" in page_b and "data:image/png" in page_b
 
 
-def test_predicted_foregrounds(tmp_path):
-    from scoring import layout
-    from scoring.tracks import TRACKS
+def test_predicted_foregrounds_are_kept_packed(tmp_path):
+    """The scorer keeps each page's predicted foreground for compare.py, 1 bit a pixel."""
     ids = gt_ids()
     phase = write_phase(tmp_path, {"Latin2": ("p1.png", colour_map(ids, COLOURS))})
-    track = layout.find_tracks(os.path.join(phase, "ref"), TRACKS)[0]
-    submission = layout.Submission(os.path.join(phase, "res"), os.path.join(phase, "res"))
-    masks = reader.predicted_foregrounds(track, submission)
-    assert (masks["Latin2"]["p1"] == (ids > 0)).all()
+    _, results = score_submission(phase, Log(io.StringIO()))
+    shape, bits = results[0].foregrounds[("Latin2", "p1")]
+    assert shape == ids.shape
+    assert (np.unpackbits(bits)[:ids.size].reshape(shape) == (ids > 0)).all()
 
 
 @pytest.mark.parametrize("case,fragments", [

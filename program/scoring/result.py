@@ -47,6 +47,7 @@ class TrackResult(object):
     sections: what detailed_results.html shows to the participant.
     private: (relative path, bytes) written under OUTPUT/private/ for the organizers.
     items: per-item results (images, pages, categories) for the meta-evaluation.
+    foregrounds: packed predicted pixel masks per page (lines), for the meta-evaluation.
     warnings: sentences also shown in the detailed results.
     """
 
@@ -57,6 +58,7 @@ class TrackResult(object):
         self.sections = []
         self.private = []
         self.items = {}
+        self.foregrounds = {}  # lines: (manuscript, page) -> packed predicted foreground
         self.warnings = []
 
     def set_score(self, key, value):

@@ -72,7 +72,7 @@ def score_all(args, names, ref, progress):
             all_results.append(results)
             if any(r.kind == "lines" for r in results):
                 # Decoded once here, kept packed: the pixels of the ground-truth-free analysis.
-                foregrounds.append(pixels.collect_foregrounds(input_dir, log))
+                foregrounds.append(pixels.collect_foregrounds(input_dir, results, log))
             shown = ", ".join("%s=%.4f" % (k, v) for k, v in scores[:3])
             progress.write("[%d/%d] %s scored in %.1f s: %s\n" % (index + 1, len(names), name,
                                                                   time.time() - start, shown))

@@ -16,11 +16,6 @@ import numpy as np
 CHUNK = 1 << 18  # pixels per block of the Gram products (memory bound: s x CHUNK floats)
 
 
-def pack(mask):
-    mask = np.asarray(mask, dtype=bool)
-    return mask.shape, np.packbits(mask.ravel())
-
-
 def unpack(packed):
     shape, bits = packed
     size = int(np.prod(shape))
@@ -80,26 +75,11 @@ def gram_from_packed(per_submission, reference=None):
     return gram.stats(), gram.ge
 
 
-def collect_foregrounds(input_dir, log):
-    """{track rel: {page key: packed mask}} for every lines track of a scored submission,
-    decoded by the lines reader's predicted_foregrounds(track, submission)."""
-    import os
+def collect_foregrounds(input_dir, results, log):
+    """{track rel: {(manuscript, page): packed mask}} for every lines track of a scored
+    submission: the masks its scorer kept while decoding each page (never decoded again)."""
+    from .. import runner
 
-    from .. import layout, runner
-    try:
-        from ..readers import lines as lines_reader
-    except ImportError:
-        return {}
-    if not hasattr(lines_reader, "predicted_foregrounds"):
-        return {}
     prepared = runner.prepare(input_dir, log)
-    res_root = os.path.join(input_dir, "res")
-    all_tracks = [p[0] for p in prepared]
-    out = {}
-    for track, _, _, _ in prepared:
-        if track.kind != "lines":
-            continue
-        submission = layout.submission_for(track, res_root, all_tracks, log)
-        masks = lines_reader.predicted_foregrounds(track, submission)
-        out[track.rel] = dict(((m, p), pack(mask)) for m, pages in masks.items() for p, mask in pages.items())
-    return out
+    return dict((track.rel, result.foregrounds) for (track, _, _, _), result in zip(prepared, results)
+                if track.kind == "lines")

@@ -284,3 +284,9 @@ def error_map(gt_labels, correct_gt, predicted_foreground):
     classes = lut[gt_labels]
     classes[predicted_foreground & (gt_labels == 0)] = 3
     return classes
+
+
+def pack_mask(mask):
+    """A boolean mask as (shape, bits): 1 bit a pixel, for keeping many pages in memory."""
+    mask = np.asarray(mask, dtype=bool)
+    return mask.shape, np.packbits(mask.ravel())

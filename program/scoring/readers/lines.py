@@ -192,20 +192,3 @@ def decode_instance_map(image, shown):
         return Prediction(colours, transparent_colour)
     raise SubmissionError("%s has the image mode %s; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
                           "label image or a binary mask." % (shown, mode))
-
-
-def predicted_foregrounds(track, submission):
-    """The decoded predicted foreground (bool array) of every ground-truth page, for
-    comparing submissions without ground truth: {manuscript: {page stem: mask}}."""
-    out = {}
-    for manuscript, pages in ground_truth_pages(track):
-        masks = out.setdefault(manuscript, {})
-        for page in pages:
-            filename = find_prediction(submission, page)
-            if filename is None:
-                raise submission.missing(page.manuscript + "/" + page.stem + ".png",
-                                         "the prediction of page %s" % page.stem)
-            shown = submission.name(page.manuscript, filename)
-            image = _open(submission.path(page.manuscript, filename), shown, SubmissionError)
-            masks[page.stem] = decode_instance_map(image, shown).foreground
-    return out

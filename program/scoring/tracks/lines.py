@@ -71,7 +71,9 @@ def score(track, submission, options, log):
     pages_by_manuscript = reader.ground_truth_pages(track)
     for _, pages in pages_by_manuscript:
         for page in pages:
-            metrics, classes = score_page(track, submission, page, options, wanted, result, log)
+            metrics, classes, foreground = score_page(track, submission, page, options, wanted, result, log)
+            # Kept packed (1 bit a pixel) so compare.py never decodes a page twice.
+            result.foregrounds[(page.manuscript, page.stem)] = seg.pack_mask(foreground)
             for protocol in wanted:
                 per_page[protocol].append((page, metrics[protocol]))
             maps.append((page, full_size_png(classes), thumbnail(classes) if options["public_details"] else None))
@@ -112,7 +114,7 @@ def score_page(track, submission, page, options, wanted, result, log):
         out["fest2025"] = fest2025(table, prediction, pred_labels, n_pred, options,
                                    submission.name(page.manuscript, filename), result, log)
     classes = seg.error_map(gt_labels, standard["correct_gt"], prediction.foreground)
-    return out, classes
+    return out, classes, prediction.foreground
 
 
 def fest2025(table, prediction, pred_labels, n_pred, options, shown, result, log):
