@@ -70,6 +70,11 @@ def score(track, submission, options, log):
     wanted = [p for p, _ in chosen]
     per_page = dict((p, []) for p in wanted)  # protocol -> [(page, metrics)]
     maps = []
+    if "fest2025" in wanted and options["connectivity"] != 8:
+        note = ("connectivity is 4: fest2025 then splits ground-truth lines that the official script, which "
+                "uses 8-connected components, keeps whole.")
+        log.warn(note)
+        result.warnings.append(note)
     pages_by_manuscript = reader.ground_truth_pages(track)
     pages = [page for _, group in pages_by_manuscript for page in group]
     for page in pages:  # a missing page is reported before any decoding
