@@ -228,3 +228,22 @@ def test_transparent_pixels_are_background(tmp_path):
     assert run.status == 0, run.stderr
     assert run.scores()["line_iu"] == 1.0
     assert "transparent pixels that are not black" in run.stderr
+
+
+def test_processes_change_nothing(monkeypatch):
+    from scoring.tracks import lines as track
+    parallel, _ = scores_of(SAMPLE)
+    monkeypatch.setattr(track, "map_pages", lambda function, jobs: [function(job) for job in jobs])
+    serial, _ = scores_of(SAMPLE)
+    assert list(parallel.items()) == list(serial.items())
+
+
+def test_error_in_a_worker_is_a_clean_failure(tmp_path):
+    import shutil
+    phase = tmp_path / "in"
+    shutil.copytree(os.path.join(SAMPLE, "ref", "lines"), str(phase / "ref"))
+    shutil.copytree(os.path.join(SAMPLE, "res", "lines"), str(phase / "res"))
+    with open(str(phase / "res" / "Latin2" / "latin2_003.png"), "wb") as stream:
+        stream.write(b"broken")
+    run = run_scorer(str(phase), tmp_path / "out")
+    assert_clean_failure(run, 1, "Latin2/latin2_003.png", "cannot be read")
