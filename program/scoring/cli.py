@@ -15,6 +15,29 @@ from .report import format_score
 from .runner import run
 
 
+def guarded(action, debug, internal_message, memory_message=None):
+    """(exit status, result of action()): a ScoringError becomes its status and one last
+    stderr line; any other exception is a bug (traceback, status 3)."""
+    try:
+        return 0, action()
+    except ScoringError as error:
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write("%s: %s\n" % (error.audience, error.sentence))
+        return error.exit_status, None
+    except MemoryError:
+        if memory_message is None:
+            raise
+        if debug:
+            traceback.print_exc()
+        sys.stderr.write(memory_message + "\n")
+        return 1, None
+    except Exception:
+        traceback.print_exc()
+        sys.stderr.write(internal_message + "\n")
+        return 3, None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="evaluate.py",
@@ -25,23 +48,12 @@ def main(argv=None):
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     args = parser.parse_args(argv)
     log = Log()
-    try:
-        scores = run(args.input, args.output, log)
-    except ScoringError as error:
-        if args.debug:
-            traceback.print_exc()
-        sys.stderr.write("%s: %s\n" % (error.audience, error.sentence))
-        return error.exit_status
-    except MemoryError:
-        if args.debug:
-            traceback.print_exc()
-        sys.stderr.write("Submission error: the submission needs more memory than the scoring machine has.\n")
-        return 1
-    except Exception:
-        traceback.print_exc()
-        sys.stderr.write("Internal error in the scoring program (not your submission's fault): "
-                         "please report it to the organizers.\n")
-        return 3
+    status, scores = guarded(
+        lambda: run(args.input, args.output, log), args.debug,
+        "Internal error in the scoring program (not your submission's fault): please report it to the organizers.",
+        "Submission error: the submission needs more memory than the scoring machine has.")
+    if status:
+        return status
     for key, value in scores:
         sys.stdout.write("%s: %s\n" % (key, format_score(value)))
     return 0

@@ -9,9 +9,9 @@ import io
 import os
 import sys
 import time
-import traceback
 
-from ..errors import ReferenceDataError, ScoringError, SubmissionError
+from ..errors import ReferenceDataError, SubmissionError
+from ..cli import guarded
 from ..log import Log
 from .. import layout
 from ..tracks import TRACKS
@@ -127,18 +127,10 @@ def compare(args, names, progress=sys.stderr):
 
 def main(argv=None):
     args = parse(argv)
-    try:
-        names = submission_names(args)
-        compare(args, names)
-    except ScoringError as error:
-        if args.debug:
-            traceback.print_exc()
-        sys.stderr.write("%s: %s\n" % (error.audience, error.sentence))
-        return error.exit_status
-    except Exception:
-        traceback.print_exc()
-        sys.stderr.write("Internal error in compare.py; please report it.\n")
-        return 3
+    status, _ = guarded(lambda: compare(args, submission_names(args)), args.debug,
+                        "Internal error in compare.py; please report it.")
+    if status:
+        return status
     sys.stderr.write("Wrote %s and %s.\n" % (os.path.join(args.out, "ranking.csv"),
                                              os.path.join(args.out, "report.html")))
     return 0
