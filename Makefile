@@ -28,7 +28,7 @@ score: $(BIN)/.runtime
 test: $(BIN)/.dev
 	$(BIN)/ruff check program tests tools bench
 	$(BIN)/vermin --no-tips --violations -t=3.7- program
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q --timeout=600 tests
 	$(MAKE) --no-print-directory test-floor
 
 ## sample: regenerate the sample phase in input/ from its generators
@@ -51,7 +51,7 @@ $(FLOOR)/.floor: requirements-floor.txt
 
 ## test-floor: the whole suite again with the oldest numpy, scipy, Pillow, PyYAML (requirements-floor.txt)
 test-floor: $(FLOOR)/.floor
-	$(FLOOR)/bin/python -m pytest -q -p no:cacheprovider tests
+	$(FLOOR)/bin/python -m pytest -q -p no:cacheprovider --timeout=600 tests
 
 clean:
 	rm -rf $(VENV) output/* dist

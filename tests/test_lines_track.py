@@ -238,6 +238,54 @@ def test_processes_change_nothing(monkeypatch):
     assert list(parallel.items()) == list(serial.items())
 
 
+POOL_SCRIPT = """
+import sys, time
+sys.path.insert(0, %r)
+from scoring.errors import SubmissionError
+from scoring.tracks.lines import map_pages
+
+def page(job):
+    if job == 0:
+        raise SubmissionError("page 0 is broken")
+    time.sleep(0.002 * (job %% 3))
+    return b"x" * 300000  # larger than a pipe's buffer, like a page's error map
+
+for attempt in range(40):
+    try:
+        map_pages(page, list(range(8)))
+    except SubmissionError:
+        pass
+    else:
+        sys.exit("map_pages did not raise the first page's error")
+print("finished")
+"""
+
+
+def test_an_early_error_with_large_results_in_flight_ends_the_pool():
+    # multiprocessing.Pool deadlocks when it is terminated while a worker writes a
+    # result larger than the pipe's buffer; on CI that hung make test. map_pages reads
+    # every result before the pool ends: 40 pools in a row must finish (not hang).
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", POOL_SCRIPT % os.path.join(ROOT, "program")],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "finished"
+
+
+def test_a_bug_in_a_worker_keeps_its_traceback():
+    from scoring.tracks.lines import map_pages
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: pages are scored in this process")
+    with pytest.raises(RuntimeError) as caught:
+        map_pages(_divide_by_job, [1, 2, 0, 4])
+    assert "ZeroDivisionError" in str(caught.value) and "_divide_by_job" in str(caught.value)
+
+
+def _divide_by_job(job):
+    return 1 / job
+
+
 def test_error_in_a_worker_is_a_clean_failure(tmp_path):
     import shutil
     phase = tmp_path / "in"

@@ -5,14 +5,17 @@ protocol(s) -> mean over pages per manuscript -> mean over manuscripts -> result
 SPEC section 4; seeds/lines-track-evaluation.txt.
 """
 
+import functools
 import io
 import multiprocessing
 import os
+import traceback
 
 import numpy as np
 from PIL import Image
 
 from .. import options as opt
+from ..errors import ScoringError
 from ..layout import key_name
 from ..metrics import segmentation as seg
 from ..plots import png_bytes
@@ -120,6 +123,9 @@ def map_pages(function, jobs):
 
     Pages are independent and each takes a fraction of a second, so processes pay off;
     results (and the first error, in page order) are the same as in one process.
+    A worker returns its error instead of raising it, so that every page's result is
+    read before the pool ends: terminating a pool while a worker still writes a large
+    result (an error map) into the pipe deadlocks multiprocessing.Pool.
     """
     try:
         workers = len(os.sched_getaffinity(0))
@@ -129,7 +135,25 @@ def map_pages(function, jobs):
     if workers < 2 or len(jobs) < 4 or "fork" not in multiprocessing.get_all_start_methods():
         return [function(job) for job in jobs]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
-        return list(pool.imap(function, jobs, chunksize=1))
+        outcomes = list(pool.imap(functools.partial(_outcome, function), jobs, chunksize=1))
+        pool.close()
+        pool.join()
+    for failed, value in outcomes:
+        if failed:
+            raise value
+    return [value for _, value in outcomes]
+
+
+def _outcome(function, job):
+    """(False, function(job)), or (True, an exception to raise in the parent). Only errors
+    known to unpickle cleanly cross the pipe: a ScoringError, a MemoryError, else a
+    RuntimeError carrying the worker's traceback (exit status 3 prints it)."""
+    try:
+        return False, function(job)
+    except (ScoringError, MemoryError) as error:
+        return True, error
+    except Exception:
+        return True, RuntimeError("in a page worker:\n" + traceback.format_exc())
 
 
 def _page_job(job):
