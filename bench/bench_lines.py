@@ -96,11 +96,11 @@ def decode(gt_path, pred_path):
 
 
 def score_arrays(gt_mask, colours):
-    gt_labels, n_gt = seg.label_mask(gt_mask, 8)
-    pred_labels, n_pred = seg.label_colour_classes(colours, 8)
-    table = seg.overlap_table(gt_labels, n_gt, pred_labels, n_pred)
+    gt = seg.lines_of(gt_mask, 8)
+    predicted = seg.lines_of(colours, 8)
+    table = seg.overlap_table(gt, predicted)
     standard = seg.standard_page(table)
-    keys = seg.component_colours(pred_labels, n_pred, colours)
+    keys = seg.component_colours(predicted)
     labels, n_labels = seg.fest2025_labels(keys, bool(table[:, 0].sum() > 0))
     seg.fest2025_page(seg.fest2025_table(table, labels, n_labels), n_labels)
     return standard

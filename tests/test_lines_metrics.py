@@ -16,17 +16,16 @@ A, B, C = 0x102030, 0x405060, 0xA0B0C0  # three colour keys (R<<16 | G<<8 | B)
 
 
 def standard(gt_mask, colours, connectivity=8):
-    gt_labels, n_gt = seg.label_mask(np.asarray(gt_mask, dtype=bool), connectivity)
-    pred_labels, n_pred = seg.label_colour_classes(np.asarray(colours), connectivity)
-    return seg.standard_page(seg.overlap_table(gt_labels, n_gt, pred_labels, n_pred))
+    gt = seg.lines_of(np.asarray(gt_mask, dtype=bool), connectivity)
+    predicted = seg.lines_of(np.asarray(colours), connectivity)
+    return seg.standard_page(seg.overlap_table(gt, predicted))
 
 
 def fest2025(gt_mask, colours):
-    gt_labels, n_gt = seg.label_mask(np.asarray(gt_mask, dtype=bool), 8)
-    colours = np.asarray(colours, dtype=np.int64)
-    pred_labels, n_pred = seg.label_colour_classes(colours, 8)
-    table = seg.overlap_table(gt_labels, n_gt, pred_labels, n_pred)
-    keys = seg.component_colours(pred_labels, n_pred, colours)
+    gt = seg.lines_of(np.asarray(gt_mask, dtype=bool), 8)
+    predicted = seg.lines_of(np.asarray(colours, dtype=np.int64), 8)
+    table = seg.overlap_table(gt, predicted)
+    keys = seg.component_colours(predicted)
     labels, n_labels = seg.fest2025_labels(keys, bool(table[:, 0].sum() > 0))
     return seg.fest2025_page(seg.fest2025_table(table, labels, n_labels), n_labels)
 
@@ -131,15 +130,18 @@ def test_greedy_tie_order():
 
 
 def test_overlap_table_is_a_contingency_table():
-    gt = np.array([[1, 1, 0], [0, 2, 2]])
-    pred = np.array([[0, 1, 1], [1, 1, 0]])
-    table = seg.overlap_table(gt, 2, pred, 1)
+    # Ground truth: line 1 = (0,0), (0,1); line 2 = (1,1), (1,2). Prediction: one line of 4.
+    gt = seg.lines_of(np.array([[1, 1, 0], [0, 2, 2]]))
+    pred = seg.lines_of(np.array([[0, 1, 1], [1, 1, 0]]))
+    table = seg.overlap_table(gt, pred)
+    # Pixel by pixel: none is background in both; (0,2) and (1,0) are predicted only;
+    # each line has one pixel in the prediction and one outside it.
     assert table.tolist() == [[0, 2], [1, 1], [1, 1]]
 
 
 def test_error_map_classes():
-    gt_labels, _ = seg.label_mask(rows("###.", "....", "###.") != 0)
-    classes = seg.error_map(gt_labels, np.array([True, False]), rows("...a", "....", "....") != 0)
+    gt = seg.lines_of(rows("###.", "....", "###.") != 0)
+    classes = seg.error_map(gt, np.array([True, False]), rows("...a", "....", "....") != 0)
     assert classes.tolist() == [[1, 1, 1, 3], [0, 0, 0, 0], [2, 2, 2, 0]]
 
 
@@ -203,7 +205,7 @@ def label_maps(max_side=12):
 @settings(max_examples=60, deadline=None)
 @given(label_maps())
 def test_identical_maps_score_one(ids):
-    gt_labels, _ = seg.label_mask(ids != 0)
+    gt_labels = label_image(seg.lines_of(ids != 0))
     # The prediction is the ground truth's own components, coloured.
     r = standard(ids != 0, gt_labels * 7919)
     assert metrics(r) == [1.0] * 5
@@ -220,20 +222,69 @@ def test_recolouring_changes_nothing(gt, pred, random):
     assert metrics(standard(gt, pred)) == metrics(standard(gt, recoloured))
 
 
+def label_image(lines):
+    return seg.paint(lines, np.arange(lines.count + 1), np.int64)
+
+
+def raster_order(labels):
+    """labels renumbered 1, 2, ... in raster order of each label's first pixel."""
+    seen = {}
+    for value in labels.ravel().tolist():
+        if value and value not in seen:
+            seen[value] = len(seen) + 1
+    return np.vectorize(lambda v: seen.get(v, 0), otypes=[np.int64])(labels)
+
+
 @settings(max_examples=60, deadline=None)
 @given(label_maps(), st.sampled_from([4, 8]))
 def test_components_per_colour_equal_a_loop_over_colours(ids, connectivity):
-    labels, count = seg.label_colour_classes(ids, connectivity)
+    lines = seg.lines_of(ids, connectivity)
     expected = np.zeros(ids.shape, dtype=np.int64)
     total = 0
     for colour in np.unique(ids[ids != 0]):
-        part, n = ndimage.label(ids == colour, structure=seg.structure(connectivity))
+        part, n = ndimage.label(ids == colour, structure=ndimage.generate_binary_structure(2, connectivity // 4))
         expected[part > 0] = part[part > 0] + total
         total += n
-    assert count == total
-    # Same partition: a one-to-one map between the two numberings.
-    pairs = set(zip(labels.ravel().tolist(), expected.ravel().tolist()))
-    assert len(pairs) == total + (1 if (ids == 0).any() else 0)
+    assert lines.count == total
+    # The same components, numbered in raster order of their first pixel.
+    assert (label_image(lines) == raster_order(expected)).all()
     # The numbering does not depend on the colour values.
     recoloured = np.array([0, 40, 30, 20, 10])[ids]
-    assert (seg.label_colour_classes(recoloured, connectivity)[0] == labels).all()
+    assert (seg.lines_of(recoloured, connectivity).label == lines.label).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(label_maps(), st.sampled_from([4, 8]))
+def test_a_mask_is_labelled_as_scipy_labels_it(ids, connectivity):
+    mask = ids != 0
+    expected, count = ndimage.label(mask, structure=ndimage.generate_binary_structure(2, connectivity // 4))
+    lines = seg.lines_of(mask, connectivity)
+    assert lines.count == count
+    assert (label_image(lines) == expected).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(label_maps(), label_maps())
+def test_overlap_table_counts_the_pixels_of_each_pair(gt, pred):
+    h, w = min(gt.shape[0], pred.shape[0]), min(gt.shape[1], pred.shape[1])
+    gt_lines, pred_lines = seg.lines_of(gt[:h, :w] != 0), seg.lines_of(pred[:h, :w])
+    g, p = label_image(gt_lines), label_image(pred_lines)
+    expected = np.zeros((gt_lines.count + 1, pred_lines.count + 1), dtype=np.int64)
+    for i, j in zip(g.ravel().tolist(), p.ravel().tolist()):
+        expected[i, j] += 1
+    assert (seg.overlap_table(gt_lines, pred_lines) == expected).all()
+
+
+def test_lines_are_runs_linked_across_rows():
+    # A diagonal touches only at corners: one line under 8-connectivity, three under 4.
+    diagonal = rows("a..", ".a.", "..a")
+    assert seg.lines_of(diagonal, 8).count == 1
+    assert seg.lines_of(diagonal, 4).count == 3
+    # Runs: row 0 "aa" then "b", row 1 "bbb"; a-b touch but differ, so a stays apart.
+    lines = seg.lines_of(rows("aab", "bbb"), 8)
+    assert (lines.start.tolist(), lines.stop.tolist()) == ([0, 2, 3], [2, 3, 6])
+    assert lines.label.tolist() == [1, 2, 2] and lines.count == 2
+    # A line that ends a row and one that starts the next row are not neighbours.
+    lines = seg.lines_of(rows("..a", "a.."), 8)
+    assert lines.label.tolist() == [1, 2]
+    assert seg.lines_of(np.zeros((3, 4), dtype=bool)).count == 0

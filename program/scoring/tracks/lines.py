@@ -170,23 +170,24 @@ def score_page(track, submission, page, options, wanted):
     filename = prediction_file(submission, page)
     prediction = reader.read_prediction(submission, page, filename, gt_mask.shape)
     connectivity = options["connectivity"]
-    gt_labels, n_gt = seg.label_mask(gt_mask, connectivity)
-    pred_labels, n_pred = seg.label_colour_classes(prediction.colours, connectivity)
-    table = seg.overlap_table(gt_labels, n_gt, pred_labels, n_pred)
+    gt = seg.lines_of(gt_mask, connectivity)
+    predicted = seg.lines_of(prediction.colours, connectivity)
+    table = seg.overlap_table(gt, predicted)
     standard = seg.standard_page(table, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
     notes = []
     if "fest2025" in wanted:
-        out["fest2025"], notes = fest2025(table, prediction, pred_labels, n_pred, options,
+        out["fest2025"], notes = fest2025(table, prediction, predicted, options,
                                           submission.name(page.manuscript, filename))
-    classes = seg.error_map(gt_labels, standard["correct_gt"], prediction.foreground)
+    foreground = prediction.foreground
+    classes = seg.error_map(gt, standard["correct_gt"], foreground)
     # The foreground kept packed (1 bit a pixel) so that compare.py never decodes a page twice.
-    return out, classes, notes, seg.pack_mask(prediction.foreground)
+    return out, classes, notes, seg.pack_mask(foreground)
 
 
-def fest2025(table, prediction, pred_labels, n_pred, options, shown):
+def fest2025(table, prediction, predicted, options, shown):
     """The official script's numbers of a page, from the same overlap table, and notes."""
-    component_colours = seg.component_colours(pred_labels, n_pred, prediction.colours)
+    component_colours = seg.component_colours(predicted)
     background = bool(table[:, 0].sum() > 0)
     labels, n_labels = seg.fest2025_labels(component_colours, background)
     merged = seg.fest2025_table(table, labels, n_labels)
