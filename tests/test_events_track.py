@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring.errors import SubmissionError
 from scoring.readers.events import _split_pairs_by_line, line_number, near_name, split_pairs
+from scoring.readers.text import floats
 
 SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")
 SAMPLE_RES = os.path.join(ROOT, "input", "res", "events")
@@ -227,3 +228,85 @@ def test_fast_path_agrees_with_the_line_by_line_pass(lines, end, bom, final_end)
     first, second, numbers = split_pairs(data, "f", SubmissionError)
     assert (first, second) == expected[:2]
     assert [line_number(numbers, i) for i in range(len(first))] == expected[2]
+
+
+def float_or_error(token):
+    try:
+        return float(token)
+    except ValueError:
+        return "ValueError"
+
+
+def fixed_width(value, digits, places):
+    text = "%0*d" % (digits, value)
+    return text[:digits - places] + "." + text[digits - places:] if places <= digits else text
+
+
+decimal = st.builds(
+    lambda sign, whole, frac, dot: sign + whole + ("." + frac if dot else ""),
+    st.sampled_from(["", "-", "+"]), st.text("0123456789", max_size=17), st.text("0123456789", max_size=17),
+    st.booleans())
+token = st.one_of(decimal, st.text("0123456789.-+eE_xna", min_size=1, max_size=6),
+                  st.sampled_from(["nan", "-inf", "1e-7", "0x10", "1_0", "١", "."]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.lists(token, min_size=1, max_size=12),
+                 # One width, one dot column: the all-at-once path for fixed-width columns.
+                 st.tuples(st.integers(1, 15), st.integers(0, 15)).flatmap(lambda shape: st.lists(
+                     st.integers(0, 10 ** shape[0] - 1).map(lambda v: fixed_width(v, *shape)),
+                     min_size=1, max_size=12))))
+def test_floats_equal_float_bit_for_bit(tokens):
+    tokens = [t for t in tokens if t]
+    expected = [float_or_error(t) for t in tokens]
+    if "ValueError" in expected:
+        with pytest.raises(ValueError):
+            floats(tokens)
+        return
+    got = floats(tokens)
+    assert got.dtype == np.float64
+    # Bit for bit: -0.0 differs from 0.0, and a last-digit difference fails.
+    assert got.tobytes() == np.array(expected, dtype=np.float64).tobytes()
+
+
+def test_floats_hand_cases():
+    assert floats(["0.123456", "0.500000"]).tolist() == [0.123456, 0.5]  # one width
+    assert floats(["-.25", "5.", "+7", "-0"]).tolist() == [-0.25, 5.0, 7.0, -0.0]
+    assert np.signbit(floats(["-0"])[0])
+    assert floats(["123456789012345", "0.1234567890123456789"]).tolist() == [123456789012345.0,
+                                                                          0.12345678901234568]
+    for bad in (["1.2.3"], ["--1"], ["1-"], ["."], ["0x10"]):
+        with pytest.raises(ValueError):
+            floats(bad)
+
+
+def test_labels_plus_and_minus_one(tmp_path):
+    # +1 and 1 are positive, 0 and -1 negative: ranked + - + - -, AP = 5/6 (as RES above).
+    ref = {"La_Tomatina.txt": "a.jpg +1\nb.jpg -1\nc.jpg 1\nd.jpg 0\ne.jpg -1\n"}
+    res = {"La_Tomatina.txt": "a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\nd.jpg 0.6\ne.jpg 0.1\n"}
+    run = run_scorer(phase(tmp_path, ref, res), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["map"] == pytest.approx(5.0 / 6, abs=1e-10)
+
+
+def test_fixed_width_ids_match_as_the_dictionary_does(monkeypatch):
+    from scoring.readers import events as reader
+    reference = ["%06d.jpg" % i for i in range(0, 3000, 7)]
+    shuffled = [reference[i] for i in np.random.RandomState(3).permutation(len(reference))]
+    expected = [reference.index(image) for image in shuffled]
+    category = reader.Category("La_Tomatina", reference, np.zeros(len(reference), dtype=bool))
+    with monkeypatch.context() as patch:  # the hashed path alone
+        patch.setattr(reader, "_match_by_dictionary", None)
+        index, counts = reader._match_ids(shuffled, None, "f", category)
+    assert index.tolist() == expected and counts.tolist() == [1] * len(reference)
+    # Every hash equal: the byte check refuses the matches and the dictionary decides.
+    monkeypatch.setattr(reader, "_row_keys", lambda rows: np.zeros(rows.shape[0], dtype=np.uint64))
+    collided = reader.Category("La_Tomatina", reference, np.zeros(len(reference), dtype=bool))
+    assert reader._match_ids(shuffled, None, "f", collided)[0].tolist() == expected
+    # An unknown id and a repeated id of the same width are named with their line.
+    unknown = shuffled[:5] + ["999999.jpg"] + shuffled[6:]
+    with pytest.raises(SubmissionError, match="f line 6 names the image 999999.jpg"):
+        reader._match_ids(unknown, None, "f", category)
+    repeated = shuffled[:5] + [shuffled[0]] + shuffled[6:]
+    with pytest.raises(SubmissionError, match="f line 6 repeats the image %s" % shuffled[0]):
+        reader._match_ids(repeated, None, "f", category)

@@ -4,19 +4,19 @@ Reference: `<Category>.txt`, lines `<image id> <label>` (1 positive, 0 or -1 neg
 Submission: `<Category>.txt`, lines `<image id> <confidence>`. Whitespace-separated
 (spaces or tabs), UTF-8 with or without a BOM, LF or CRLF, blank lines ignored.
 
-Files are parsed in one pass over the whole text (one str.split, one float
-conversion, one dictionary lookup per id); only when something is wrong is the file
-re-read line by line to name the line in the message.
+Files are parsed in one pass over the whole text (one str.split; numbers and ids of one
+width converted and matched from their bytes, others by float() and a dictionary); only
+when something is wrong is the file re-read line by line to name the line in the message.
 """
 
 import difflib
+import operator
 import os
-from itertools import repeat
 
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from .text import decode_lines, read_bytes
+from .text import decode_lines, fixed_width_rows, floats, read_bytes
 
 LABELS = {"1": True, "+1": True, "0": False, "-1": False}
 #: Put in place of every newline before splitting: a token no text file holds (NUL is refused).
@@ -131,8 +131,11 @@ def _positive_mask(texts, lines, shown):
         i = next(i for i, text in enumerate(texts) if text not in LABELS)
         raise ReferenceDataError("%s line %d has the label %r; expected 1 (positive), 0 or -1 (negative)."
                                  % (shown, line_number(lines, i), texts[i]))
-    is_positive = "1".__eq__ if "+1" not in found else set(["1", "+1"]).__contains__
-    return np.fromiter(map(is_positive, texts), dtype=bool, count=len(texts))
+    # Each label holds one digit, its last character: positive where it is 1, not after a '-'.
+    chars = np.frombuffer("".join(texts).encode("ascii"), dtype=np.uint8)
+    one = chars == 49
+    one[1:] &= chars[:-1] != 45
+    return one[chars >= 48]
 
 
 def _refuse_duplicates(ids, lines, shown, error):
@@ -229,22 +232,67 @@ def read_confidences(path, shown, category, missing):
 def _match_ids(ids, lines, shown, category):
     """The reference index of every submitted id, and how often each is submitted."""
     n = len(category.ids)
-    index = np.fromiter(map(category.position().get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
-    unknown = np.flatnonzero(index < 0)
-    if unknown.size:
-        i = unknown[0]
-        raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; "
-                              "list only the images of the test set." % (shown, line_number(lines, i), ids[i],
-                                                                       n, category.name))
+    index = _match_fixed_width(ids, category)
+    if index is None:
+        index = _match_by_dictionary(ids, lines, shown, category)
     counts = np.bincount(index, minlength=n)
     if (counts > 1).any():
         _refuse_duplicates(ids, lines, shown, SubmissionError)
     return index, counts
 
 
+def _match_by_dictionary(ids, lines, shown, category):
+    position = category.position()
+    try:
+        return np.array(operator.itemgetter(*ids)(position) if len(ids) > 1 else [position[ids[0]]],
+                        dtype=np.int64)
+    except KeyError:
+        i = next(i for i, image in enumerate(ids) if image not in position)
+        raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; "
+                              "list only the images of the test set." % (shown, line_number(lines, i), ids[i],
+                                                                       len(category.ids), category.name))
+
+
+_PRIME = np.uint64(1099511628211)
+
+
+def _row_keys(rows):
+    """A 64-bit hash of each row of bytes (wrapping arithmetic, as FNV's multiplier)."""
+    keys = np.zeros(rows.shape[0], dtype=np.uint64)
+    for column in rows.T:
+        keys *= _PRIME
+        keys += column
+    return keys
+
+
+def _match_fixed_width(ids, category):
+    """The reference index of every submitted id when all ids, submitted and reference,
+    are ASCII of one width (as ChaLearn's '000123.jpg'): by hashing each id's bytes,
+    a binary search among the reference's sorted hashes and a byte-for-byte check of
+    every match. None when that does not apply or an id is unknown or repeated (the
+    dictionary then finds the line to name)."""
+    if "rows" not in category.lookup:
+        rows = fixed_width_rows(category.ids)
+        if rows is not None:
+            keys = _row_keys(rows)
+            order = np.argsort(keys, kind="stable")
+            category.lookup["rows"] = (rows, keys[order], order)
+        else:
+            category.lookup["rows"] = None
+    reference = category.lookup["rows"]
+    rows = fixed_width_rows(ids) if reference is not None else None
+    if rows is None or rows.shape[1] != reference[0].shape[1]:
+        return None
+    ref_rows, sorted_keys, order = reference
+    index = order[np.minimum(np.searchsorted(sorted_keys, _row_keys(rows)), sorted_keys.size - 1)]
+    if not (ref_rows[index] == rows).all():
+        return None
+    return index
+
+
 def _to_floats(texts, lines, shown):
     try:
-        return np.array(texts, dtype=np.float64)
+        return floats(texts)
     except ValueError:
         pass
     values = []
