@@ -43,10 +43,11 @@ bench: $(BIN)/.dev
 bundle: $(BIN)/.runtime
 	$(BIN)/python tools/make_bundle.py dist
 
-$(FLOOR)/.floor: requirements-floor.txt
+$(FLOOR)/.floor: requirements-floor.txt tests/floor/pillow6_bool_refs.pth
 	$(PYTHON) -m venv $(FLOOR)
 	$(FLOOR)/bin/python -m pip install --quiet --upgrade pip
 	$(FLOOR)/bin/python -m pip install --quiet -r requirements-floor.txt
+	cp tests/floor/pillow6_bool_refs.pth "$$($(FLOOR)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 	touch $@
 
 ## test-floor: the whole suite again with the oldest numpy, scipy, Pillow, PyYAML (requirements-floor.txt)

@@ -5,8 +5,8 @@ resamples included, on 2 cores.
 Submission j is the bench's base prediction with a share 2 j % of its line colours
 blacked out, so the submissions differ. Prints, against a baseline timed in the same run:
 - compare.py over the 20 submissions / 20 x evaluate.py on one submission (the scoring
-  alone); the difference is the meta-evaluation (second decoding of the foregrounds,
-  bootstrap, tests, pixel statistics, report);
+  alone); the difference is the meta-evaluation (bootstrap, tests, pixel statistics
+  from the foregrounds the scorer kept packed, report);
 - the peak memory of the compare.py run.
 """
 
@@ -45,11 +45,6 @@ def write_submissions(phase, outdir):
 
 def main(outdir):
     sys.path.insert(0, os.path.join(ROOT, "program"))
-    from scoring.tracks import TRACKS
-    if "lines" not in TRACKS:
-        print("skipped: the lines track is not in this checkout (program/scoring/tracks/lines.py); "
-              "this benchmark needs it.")
-        return
     import bench_lines
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
