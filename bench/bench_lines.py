@@ -98,11 +98,11 @@ def decode(gt_path, pred_path):
 def score_arrays(gt_mask, colours):
     gt = seg.lines_of(gt_mask, 8)
     predicted = seg.lines_of(colours, 8)
-    table = seg.overlap_table(gt, predicted)
-    standard = seg.standard_page(table)
+    shared = seg.overlap(gt, predicted)
+    standard = seg.standard_page(shared)
     keys = seg.component_colours(predicted)
-    labels, n_labels = seg.fest2025_labels(keys, bool(table[:, 0].sum() > 0))
-    seg.fest2025_page(seg.fest2025_table(table, labels, n_labels), n_labels)
+    labels, n_labels = seg.fest2025_labels(keys, bool(shared.area_pred[0] > 0))
+    seg.fest2025_page(seg.fest2025_table(shared, labels, n_labels), n_labels)
     return standard
 
 

@@ -18,16 +18,16 @@ A, B, C = 0x102030, 0x405060, 0xA0B0C0  # three colour keys (R<<16 | G<<8 | B)
 def standard(gt_mask, colours, connectivity=8):
     gt = seg.lines_of(np.asarray(gt_mask, dtype=bool), connectivity)
     predicted = seg.lines_of(np.asarray(colours), connectivity)
-    return seg.standard_page(seg.overlap_table(gt, predicted))
+    return seg.standard_page(seg.overlap(gt, predicted))
 
 
 def fest2025(gt_mask, colours):
     gt = seg.lines_of(np.asarray(gt_mask, dtype=bool), 8)
     predicted = seg.lines_of(np.asarray(colours, dtype=np.int64), 8)
-    table = seg.overlap_table(gt, predicted)
+    shared = seg.overlap(gt, predicted)
     keys = seg.component_colours(predicted)
-    labels, n_labels = seg.fest2025_labels(keys, bool(table[:, 0].sum() > 0))
-    return seg.fest2025_page(seg.fest2025_table(table, labels, n_labels), n_labels)
+    labels, n_labels = seg.fest2025_labels(keys, bool(shared.area_pred[0] > 0))
+    return seg.fest2025_page(seg.fest2025_table(shared, labels, n_labels), n_labels)
 
 
 def metrics(result):
@@ -129,11 +129,25 @@ def test_greedy_tie_order():
     assert r["pixel_iu"] == pytest.approx(2.0 / 6)
 
 
+def dense(shared):
+    """The full contingency table of an Overlap: [i, j] pixels of ground-truth line i and
+    predicted line j, 0 the background of each side."""
+    table = np.zeros((shared.area_gt.size, shared.area_pred.size), dtype=np.int64)
+    table[shared.gt, shared.pred] = shared.pixels
+    table[1:, 0] = shared.area_gt[1:] - table[1:, 1:].sum(axis=1)
+    table[0, 1:] = shared.area_pred[1:] - table[1:, 1:].sum(axis=0)
+    table[0, 0] = shared.area_gt.sum() - table.sum()
+    return table
+
+
 def test_overlap_table_is_a_contingency_table():
     # Ground truth: line 1 = (0,0), (0,1); line 2 = (1,1), (1,2). Prediction: one line of 4.
     gt = seg.lines_of(np.array([[1, 1, 0], [0, 2, 2]]))
     pred = seg.lines_of(np.array([[0, 1, 1], [1, 1, 0]]))
-    table = seg.overlap_table(gt, pred)
+    shared = seg.overlap(gt, pred)
+    assert (shared.gt.tolist(), shared.pred.tolist(), shared.pixels.tolist()) == ([1, 2], [1, 1], [1, 1])
+    assert (shared.area_gt.tolist(), shared.area_pred.tolist()) == ([2, 2, 2], [2, 4])
+    table = dense(shared)
     # Pixel by pixel: none is background in both; (0,2) and (1,0) are predicted only;
     # each line has one pixel in the prediction and one outside it.
     assert table.tolist() == [[0, 2], [1, 1], [1, 1]]
@@ -272,7 +286,18 @@ def test_overlap_table_counts_the_pixels_of_each_pair(gt, pred):
     expected = np.zeros((gt_lines.count + 1, pred_lines.count + 1), dtype=np.int64)
     for i, j in zip(g.ravel().tolist(), p.ravel().tolist()):
         expected[i, j] += 1
-    assert (seg.overlap_table(gt_lines, pred_lines) == expected).all()
+    shared = seg.overlap(gt_lines, pred_lines)
+    assert (dense(shared) == expected).all()
+    assert (shared.pixels > 0).all()  # only the pairs that share pixels are stored
+    # The official script's table with one label per component is the same table.
+    labels = np.arange(1, pred_lines.count + 1)
+    assert (seg.fest2025_table(shared, labels, pred_lines.count + 1) == expected).all()
+    # Components merged into labels (some wrapping to 0, the background's): columns summed.
+    labels = np.arange(1, pred_lines.count + 1) % 3
+    merged = np.zeros((gt_lines.count + 1, 3), dtype=np.int64)
+    for j, label in enumerate(np.concatenate([[0], labels])):
+        merged[:, label] += expected[:, j]
+    assert (seg.fest2025_table(shared, labels, 3) == merged).all()
 
 
 def test_lines_are_runs_linked_across_rows():

@@ -5,7 +5,8 @@ of pixels (a few thousand on a FEST page, against 2.7 million pixels), so that a
 pass over the pixels to find the runs, labelling and overlapping work on runs. Every
 measure of a page follows from one overlap table between ground-truth and predicted
 lines, computed by a single bincount over paired labels (as scikit-image's contingency
-table), never from a mask per pair of lines.
+table) and kept sparse (only the pairs that share pixels), never from a mask per pair
+of lines.
 """
 
 import collections
@@ -110,30 +111,43 @@ def component_colours(lines):
     return out[1:]
 
 
-def overlap_table(gt, pred):
-    """table[i, j]: pixels of ground-truth line i and predicted line j (0 = background).
+Overlap = collections.namedtuple("Overlap", "gt pred pixels area_gt area_pred")
+Overlap.__doc__ = """The overlap table of a page, kept sparse.
 
-    gt, pred: Lines of one page. Each ground-truth run meets a contiguous range of
-    predicted runs (both are sorted and disjoint); the overlaps are summed into the table
-    by one bincount over the paired labels, as scikit-image's contingency table but over
-    runs instead of pixels. Row sums are the ground-truth areas, column sums the predicted
-    areas, and the table sums to the page's size.
+gt, pred, pixels: every pair of a ground-truth line and a predicted line that share
+pixels (labels 1..N1 and 1..N2, sorted by gt then pred) and how many they share;
+area_gt, area_pred: the pixels of each line, index 0 the pixels outside every line.
+Only overlapping pairs are stored, so a page of a million specks costs memory in
+proportion to its specks, not to lines x specks.
+"""
+
+
+def overlap(gt, pred):
+    """The Overlap of a page's ground-truth and predicted Lines.
+
+    Each ground-truth run meets a contiguous range of predicted runs (both are sorted and
+    disjoint); the shared pixels of runs are summed per pair of lines by one bincount
+    over the paired labels, as scikit-image's contingency table but over runs instead of
+    pixels.
     """
-    columns = pred.count + 1
     first = np.searchsorted(pred.stop, gt.start, side="right")
     count = np.maximum(np.searchsorted(pred.start, gt.stop, side="left") - first, 0)
     p = _expand(first, count)
     g = np.repeat(np.arange(gt.start.size, dtype=np.int64), count)
     shared = np.minimum(gt.stop[g], pred.stop[p]) - np.maximum(gt.start[g], pred.start[p])
-    size = (gt.count + 1) * columns
-    table = np.bincount(gt.label[g] * columns + pred.label[p], weights=shared, minlength=size)
-    table = table.astype(np.int64).reshape(gt.count + 1, columns)
-    area_gt = np.bincount(gt.label, weights=gt.stop - gt.start, minlength=gt.count + 1).astype(np.int64)
-    area_pred = np.bincount(pred.label, weights=pred.stop - pred.start, minlength=columns).astype(np.int64)
-    table[1:, 0] = area_gt[1:] - table[1:, 1:].sum(axis=1)
-    table[0, 1:] = area_pred[1:] - table[1:, 1:].sum(axis=0)
-    table[0, 0] = gt.shape[0] * gt.shape[1] - table.sum()
-    return table
+    pair, where = np.unique(gt.label[g] * (pred.count + 1) + pred.label[p], return_inverse=True)
+    pixels = np.bincount(where.ravel(), weights=shared, minlength=pair.size).astype(np.int64)
+    size = gt.shape[0] * gt.shape[1]
+    return Overlap(pair // (pred.count + 1), pair % (pred.count + 1), pixels,
+                   _areas(gt, size), _areas(pred, size))
+
+
+def _areas(lines, size):
+    """Pixels of each line 1..count; index 0: the pixels outside every line."""
+    area = np.bincount(lines.label, weights=lines.stop - lines.start, minlength=lines.count + 1)
+    area = area.astype(np.int64)
+    area[0] = size - area[1:].sum()
+    return area
 
 
 def ratio(numerator, denominator):
@@ -168,11 +182,11 @@ def match_one_to_one(gt, pred, iou):
     return chosen
 
 
-def standard_page(table, threshold=0.75, match_threshold=0.75):
+def standard_page(shared, threshold=0.75, match_threshold=0.75):
     """Line IU, Pixel IU, DR, RA, FM of one page, protocol `standard` (SPEC 4).
 
-    table: overlap_table of ground-truth lines (rows 1..N1) and predicted lines
-    (columns 1..N2). Pairs overlapping at all are matched one-to-one, greedily by IoU.
+    shared: the Overlap of ground-truth lines 1..N1 and predicted lines 1..N2.
+    Pairs overlapping at all are matched one-to-one, greedily by IoU.
     Line IU = TP / (TP + FP + FN): a matched pair with precision >= t and recall >= t
     is TP; otherwise precision < t adds an FP and recall < t an FN; unmatched lines are
     FN (ground truth) or FP (prediction). Pixel IU = S / (|G| + |P| - S), S the overlap
@@ -182,13 +196,9 @@ def standard_page(table, threshold=0.75, match_threshold=0.75):
     Returns a dict of the five metrics, the counts (gt, predicted, correct, missed,
     extra, m) and `correct_gt`, a boolean per ground-truth line (label 1..N1).
     """
-    table = np.asarray(table, dtype=np.int64)
-    n1, n2 = table.shape[0] - 1, table.shape[1] - 1
-    area_gt = table[1:].sum(axis=1)
-    area_pred = table[:, 1:].sum(axis=0)
-    inter_all = table[1:, 1:]
-    gt, pred = np.nonzero(inter_all)
-    inter = inter_all[gt, pred]
+    n1, n2 = shared.area_gt.size - 1, shared.area_pred.size - 1
+    area_gt, area_pred = shared.area_gt[1:], shared.area_pred[1:]
+    gt, pred, inter = shared.gt - 1, shared.pred - 1, shared.pixels
     union = area_gt[gt] + area_pred[pred] - inter
     iou = inter / union if inter.size else np.zeros(0)
     chosen = match_one_to_one(gt, pred, iou)
@@ -230,16 +240,27 @@ def fest2025_labels(component_colours, background_present):
     return labels, min(colours, 256)
 
 
-def fest2025_table(table, component_labels, n_labels):
-    """Columns of an overlap table merged by the official script's labels.
+def fest2025_table(shared, component_labels, n_labels):
+    """The official script's overlap table: rows ground-truth lines 0..N1 (0 background),
+    columns its labels 0..n_labels-1, each the sum of the predicted components (and, for
+    label 0, the background) it gives that label.
 
-    table: overlap_table with predicted components as columns (0 = background, black);
-    component_labels: the uint8 label of components 1..N2. Column 0 stays label 0.
+    shared: the page's Overlap; component_labels: the uint8 label of components 1..N2.
     """
-    table = np.asarray(table, dtype=np.int64)
-    merged = np.zeros((table.shape[0], max(n_labels, 1)), dtype=np.int64)
-    columns = np.concatenate([[0], np.asarray(component_labels, dtype=np.int64)])
-    np.add.at(merged.T, columns, table.T)
+    rows, columns = shared.area_gt.size, max(n_labels, 1)
+    label = np.concatenate([[0], np.asarray(component_labels, dtype=np.int64)])
+    # Pixels of each ground-truth line (row 0: background) and component (column 0:
+    # background) outside every line of the other side.
+    gt_alone = shared.area_gt - np.bincount(shared.gt, weights=shared.pixels, minlength=rows).astype(np.int64)
+    pred_alone = shared.area_pred - np.bincount(shared.pred, weights=shared.pixels,
+                                                minlength=label.size).astype(np.int64)
+    cells = np.concatenate([shared.gt * columns + label[shared.pred],  # line and component
+                            np.arange(1, rows) * columns,                # line and background
+                            label[1:]])                                  # background and component
+    weights = np.concatenate([shared.pixels, gt_alone[1:], pred_alone[1:]])
+    merged = np.bincount(cells, weights=weights, minlength=rows * columns).astype(np.int64)
+    merged = merged.reshape(rows, columns)
+    merged[0, 0] += shared.area_gt[0] - merged[0].sum()  # neither: the page's remaining pixels
     return merged
 
 

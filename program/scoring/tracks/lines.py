@@ -172,12 +172,12 @@ def score_page(track, submission, page, options, wanted):
     connectivity = options["connectivity"]
     gt = seg.lines_of(gt_mask, connectivity)
     predicted = seg.lines_of(prediction.colours, connectivity)
-    table = seg.overlap_table(gt, predicted)
-    standard = seg.standard_page(table, options["threshold"], options["match_threshold"])
+    shared = seg.overlap(gt, predicted)
+    standard = seg.standard_page(shared, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
     notes = []
     if "fest2025" in wanted:
-        out["fest2025"], notes = fest2025(table, prediction, predicted, options,
+        out["fest2025"], notes = fest2025(shared, prediction, predicted, options,
                                           submission.name(page.manuscript, filename))
     foreground = prediction.foreground
     classes = seg.error_map(gt, standard["correct_gt"], foreground)
@@ -185,12 +185,12 @@ def score_page(track, submission, page, options, wanted):
     return out, classes, notes, seg.pack_mask(foreground)
 
 
-def fest2025(table, prediction, predicted, options, shown):
+def fest2025(shared, prediction, predicted, options, shown):
     """The official script's numbers of a page, from the same overlap table, and notes."""
     component_colours = seg.component_colours(predicted)
-    background = bool(table[:, 0].sum() > 0)
+    background = bool(shared.area_pred[0] > 0)
     labels, n_labels = seg.fest2025_labels(component_colours, background)
-    merged = seg.fest2025_table(table, labels, n_labels)
+    merged = seg.fest2025_table(shared, labels, n_labels)
     metrics = seg.fest2025_page(merged, n_labels, options["threshold"], options["match_threshold"])
     notes = []
     if metrics["ra_undefined"]:
