@@ -206,7 +206,7 @@ def test_blocks_give_the_same_result(monkeypatch):
 @st.composite
 def small_problem(draw):
     n = draw(st.integers(min_value=2, max_value=6))
-    labels = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    labels = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))  # up to 3 classes
     cells = draw(st.lists(st.integers(0, 3), min_size=n * n, max_size=n * n))
     return np.array(cells, dtype=np.float64).reshape(n, n), labels
 

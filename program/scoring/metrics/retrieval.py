@@ -39,10 +39,12 @@ def topk_hits(distances, labels, ks):
     distances: (n, n) finite floats, row i the distances from query i; the diagonal is
     ignored. labels: (n,) integer classes. ks: increasing positive integers.
 
-    One pass per block of rows: the columns are grouped by class (so a query's nearest
-    classmate is the minimum of one contiguous slice), one partition finds the k nearest
-    for the largest k, and only queries whose nearest classmate ties with the k-th
-    distance need the counts of the tie formula.
+    One pass per block of rows: the block's columns are gathered class by class (one
+    copy of the block in all), each class's part is partitioned in place for its k
+    nearest (the first of which is a query's nearest classmate), and the k nearest of
+    all classes follow from those few values. Only queries whose nearest classmate ties
+    with the k-th distance need the counts of the tie formula, which do not depend on
+    the order partition left.
     """
     distances = np.asarray(distances)
     labels = np.asarray(labels)
@@ -54,55 +56,63 @@ def topk_hits(distances, labels, ks):
         return hits, included
     effective = [min(k, n - 1) for k in ks]
     deepest = max(effective)
-    column_order = np.argsort(labels, kind="mergesort")
-    column_of = np.empty(n, dtype=np.int64)
-    column_of[column_order] = np.arange(n)
-    class_bounds = np.concatenate([np.cumsum(counts) - counts, [n]])
     class_of = np.searchsorted(classes, labels)
-    rows_per_block = max(1, BLOCK_BYTES // (distances.dtype.itemsize * n))
+    members = [np.nonzero(class_of == c)[0] for c in range(classes.shape[0])]
+    place = np.empty(n, dtype=np.int64)  # each image's column within its class's part
+    for columns in members:
+        place[columns] = np.arange(columns.size)
+    rows_per_block = min(n, max(1, BLOCK_BYTES // (distances.dtype.itemsize * n)))
+    # One buffer per class, reused by every block (fresh 64 MB arrays would page-fault anew);
+    # take's mode "clip" (the indices are valid) because with out= its default mode buffers.
+    buffers = [np.empty((rows_per_block, columns.size), dtype=distances.dtype) for columns in members]
     for start in range(0, n, rows_per_block):
         stop = min(n, start + rows_per_block)
-        block = np.take(distances[start:stop], column_order, axis=1)
+        rows = distances[start:stop]
         own = np.arange(start, stop)
-        block[own - start, column_of[own]] = np.inf
         block_classes = class_of[start:stop]
+        parts, smallest = [], []
+        for c, columns in enumerate(members):
+            part = np.take(rows, columns, axis=1, out=buffers[c][:stop - start], mode="clip")
+            mine = np.nonzero(block_classes == c)[0]
+            part[mine, place[own[mine]]] = np.inf  # a query is never its own neighbour
+            depth = min(deepest, columns.size)
+            if depth < columns.size:
+                part.partition(depth - 1, axis=1)
+            parts.append(part)
+            smallest.append(part[:, :depth])
+        candidates = np.concatenate(smallest, axis=1)
+        nearest = np.sort(candidates, axis=1)[:, :deepest]
         # Distance from each query to its nearest other image of the same class.
-        nearest_same = np.empty(stop - start, dtype=block.dtype)
-        for c in range(classes.shape[0]):
-            rows = np.nonzero(block_classes == c)[0]
-            if rows.size:
-                nearest_same[rows] = block[:, class_bounds[c]:class_bounds[c + 1]].min(axis=1)[rows]
-        nearest = np.array(block, copy=True)
-        nearest.partition(deepest - 1, axis=1)
-        nearest = np.sort(nearest[:, :deepest], axis=1)
+        nearest_same = np.empty(stop - start, dtype=nearest.dtype)
+        for c, least in enumerate(smallest):
+            mine = np.nonzero(block_classes == c)[0]
+            nearest_same[mine] = least[mine].min(axis=1)
         for column, k in enumerate(effective):
             kth = nearest[:, k - 1]
             hits[start:stop, column] = nearest_same < kth
             tied = np.nonzero(nearest_same == kth)[0]
             if tied.size:
-                hits[start + tied, column] = _tie_hits(block[tied], block_classes[tied], class_bounds,
-                                                       nearest[tied, :k], k)
+                hits[start + tied, column] = _tie_hits(parts, block_classes[tied], tied, nearest[tied, :k], k)
     hits[~included] = 0.0
     return hits, included
 
 
-def _tie_hits(rows, row_classes, class_bounds, nearest, k):
+def _tie_hits(parts, row_classes, tied, nearest, k):
     """The exact hit values of queries whose nearest classmate sits at the k-th distance.
 
-    rows: their distances, columns grouped by class (class c in class_bounds[c:c + 2]),
-    themselves at inf; nearest: their k smallest distances, ascending.
+    parts: the block's distances, one array per class (columns in any order within a
+    row, the query itself at inf); tied: the queries' rows in the block; nearest: their
+    k smallest distances, ascending.
     """
     kth = nearest[:, -1:]
     closer = np.count_nonzero(nearest < kth, axis=1)
-    at_kth = rows == kth
-    tied = np.count_nonzero(at_kth, axis=1)
-    tied_same = np.zeros(rows.shape[0], dtype=np.int64)
-    for c in range(class_bounds.shape[0] - 1):
-        selected = np.nonzero(row_classes == c)[0]
-        if selected.size:
-            tied_same[selected] = np.count_nonzero(
-                at_kth[selected, class_bounds[c]:class_bounds[c + 1]], axis=1)
-    return [tie_hit_probability(int(a), int(t), int(m), k) for a, t, m in zip(closer, tied, tied_same)]
+    tied_count = np.zeros(tied.size, dtype=np.int64)
+    tied_same = np.zeros(tied.size, dtype=np.int64)
+    for c, part in enumerate(parts):
+        at_kth = np.count_nonzero(part[tied] == kth, axis=1)
+        tied_count += at_kth
+        tied_same += np.where(row_classes == c, at_kth, 0)
+    return [tie_hit_probability(int(a), int(t), int(m), k) for a, t, m in zip(closer, tied_count, tied_same)]
 
 
 def topk_accuracy(hits, included):

@@ -4,7 +4,6 @@ Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> resul
 SPEC section 3; seeds/authentication-track-evaluation.txt.
 """
 
-import io
 
 import numpy as np
 
@@ -231,14 +230,17 @@ def describe(result, per_subset, ks, documentation, options):
 
 
 def per_image_table(subset, y_pred, retrieval, ks):
-    out = io.StringIO()
-    out.write("filename,true,predicted,correct,%s\n" % ",".join("top%d" % k for k in ks))
-    for i, filename in enumerate(subset.filenames):
-        hits = retrieval["hits"][i] if retrieval["included"][i] else [None] * len(ks)
-        out.write("%s,%d,%d,%d,%s\n" % (
-            _csv_cell(filename), subset.labels[i], y_pred[i], int(subset.labels[i] == y_pred[i]),
-            ",".join("" if h is None else ("%.10g" % h) for h in hits)))
-    return out.getvalue().encode("utf-8")
+    lines = ["filename,true,predicted,correct,%s\n" % ",".join("top%d" % k for k in ks)]
+    shown = {}  # hit values repeat (0, 1 and a few tie probabilities): format each once
+    for h in np.unique(retrieval["hits"]).tolist():
+        shown[h] = "%.10g" % h
+    left_out = "," * (len(ks) - 1)
+    for filename, true, predicted, hits, included in zip(
+            subset.filenames, np.asarray(subset.labels).tolist(), np.asarray(y_pred).tolist(),
+            retrieval["hits"].tolist(), retrieval["included"].tolist()):
+        lines.append("%s,%d,%d,%d,%s\n" % (_csv_cell(filename), true, predicted, int(true == predicted),
+                                            ",".join([shown[h] for h in hits]) if included else left_out))
+    return "".join(lines).encode("utf-8")
 
 
 def _csv_cell(text):
