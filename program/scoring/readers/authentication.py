@@ -6,6 +6,7 @@ image order, or raises an error naming the file, the line and what was expected.
 
 import os
 import struct
+import warnings
 import zipfile
 
 import numpy as np
@@ -397,8 +398,10 @@ def _parse_with_c_loadtxt(path, row_names):
         return 0.0
 
     try:
-        table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2, comments=None,
-                           quotechar='"', converters={0: collect}, encoding="utf-8")
+        with warnings.catch_warnings():  # "input contained no data": the caller says it in a sentence
+            warnings.simplefilter("ignore", UserWarning)
+            table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2, comments=None,
+                               quotechar='"', converters={0: collect}, encoding="utf-8")
     except (ValueError, UnicodeDecodeError):
         return None
     return table[:, 1:]
