@@ -81,82 +81,33 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
     return index, body
 
 
-
 _POWERS = 10.0 ** np.arange(16)  # exact doubles
-_PLAIN = 17  # the longest plain decimal: a sign, 15 digits and a dot
 
 
 def floats(tokens):
     """[float(t) for t in tokens] as a float64 array, bit for bit; ValueError as float().
 
-    tokens: non-empty strings without whitespace (the fields of str.split). Plain decimals
-    ([+-]digits[.digits], at most 15 digits) are converted all at once, a column of
-    characters at a time (tokens right-aligned): their digits make an integer M < 10**15
-    and M / 10**k, both exact doubles, is a single correctly rounded division (Clinger's
-    fast path), the correctly rounded value float() returns too. Any other token (an
-    exponent, 'nan', more digits) goes through float() itself.
+    tokens: non-empty strings without whitespace (the fields of str.split). A column of
+    plain decimals of one width with the dot in one place (e.g. all written with '%.6f'
+    between 0 and 1) is converted all at once from its bytes: the digits of a token make
+    an integer M < 10**15, and M / 10**k, both exact doubles, is a single correctly
+    rounded division (Clinger's fast path), the correctly rounded value float() returns
+    too. Any other column goes through float().
     """
-    count = len(tokens)
-    try:
-        raw = np.frombuffer(" ".join(tokens).encode("ascii"), dtype=np.uint8)
-    except UnicodeEncodeError:
-        raw = None
-    if raw is None or count == 0:
-        return np.array([float(token) for token in tokens], dtype=np.float64)
-    ends = np.append(np.flatnonzero(raw == 32), raw.size)
-    if ends.size != count:
-        return np.array([float(token) for token in tokens], dtype=np.float64)
-    starts = np.concatenate([[0], ends[:-1] + 1])
-    fixed = _fixed_width(raw, count)
-    if fixed is not None:
-        return fixed
-    width = min(int((ends - starts).max()), _PLAIN)
-    mantissa = np.zeros(count)
-    digits = np.zeros(count, dtype=np.int64)
-    places = np.zeros(count, dtype=np.int64)
-    bad = ends - starts > _PLAIN
-    dotted = np.zeros(count, dtype=bool)
-    started = np.zeros(count, dtype=bool)
-    negative = np.zeros(count, dtype=bool)
-    for column in range(width, 0, -1):
-        at = ends - column
-        inside = at >= starts
-        char = np.where(inside, raw[np.maximum(at, 0)], 32)
-        value = char - np.uint8(48)  # wraps: below 10 only for a digit
-        digit = value < 10
-        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
-        digits += digit
-        places += digit & dotted
-        dot = char == 46
-        bad |= dot & dotted
-        dotted |= dot
-        minus = char == 45
-        sign = minus | (char == 43)
-        bad |= sign & started
-        negative |= minus
-        bad |= inside & ~(digit | dot | sign)
-        started |= inside
-    bad |= (digits == 0) | (digits > 15)
-    values = mantissa / _POWERS[np.minimum(places, 15)]
-    values[negative] *= -1.0
-    for i in np.flatnonzero(bad).tolist():
-        values[i] = float(tokens[i])
-    return values
+    grid = fixed_width_rows(tokens)
+    values = None if grid is None else _fixed_width(grid)
+    return np.array(tokens, dtype=np.float64) if values is None else values
 
 
 def fixed_width_rows(tokens):
     """The tokens as the rows of a (count, width) uint8 matrix when all are ASCII and of
     one width (e.g. '000123.jpg'), else None."""
+    count = len(tokens)
+    if count == 0:
+        return None
     try:
         raw = np.frombuffer(" ".join(tokens).encode("ascii"), dtype=np.uint8)
     except UnicodeEncodeError:
-        return None
-    return _grid(raw, len(tokens))
-
-
-def _grid(raw, count):
-    """raw: the tokens joined by single spaces; their (count, width) matrix, or None."""
-    if count == 0:
         return None
     width, extra = divmod(raw.size + 1, count)
     if extra or width < 2:
@@ -165,19 +116,15 @@ def _grid(raw, count):
     return grid[:, :-1] if (grid[:, -1] == 32).all() else None
 
 
-def _fixed_width(raw, count):
-    """The values of tokens that all have one width and their dot (if any) in one column,
-    every other character a digit (e.g. all written with '%.6f' between 0 and 1), else None."""
-    grid = _grid(raw, count)
-    if grid is None or grid.shape[1] > _PLAIN:
-        return None
-    width = grid.shape[1]
+def _fixed_width(grid):
+    """The values of fixed-width tokens whose dot (if any) sits in one column and whose
+    other characters are all digits, at most 15 of them; else None."""
     dot = np.flatnonzero(grid[0] == 46)
     if dot.size > 1 or (dot.size and not (grid[:, dot[0]] == 46).all()):
         return None
-    columns = np.delete(np.arange(width), dot)
-    values = grid[:, columns] - np.uint8(48)
+    columns = np.delete(np.arange(grid.shape[1]), dot)
+    values = grid[:, columns] - np.uint8(48)  # wraps: below 10 only for a digit
     if columns.size == 0 or columns.size > 15 or not (values < 10).all():
         return None
-    places = width - 1 - int(dot[0]) if dot.size else 0
+    places = grid.shape[1] - 1 - int(dot[0]) if dot.size else 0
     return values.astype(np.float64).dot(_POWERS[columns.size - 1::-1]) / _POWERS[places]

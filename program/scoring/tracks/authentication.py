@@ -4,7 +4,6 @@ Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> resul
 SPEC section 3; seeds/authentication-track-evaluation.txt.
 """
 
-
 import numpy as np
 
 from .. import options as opt
