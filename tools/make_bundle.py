@@ -270,7 +270,6 @@ def load_competition(competition, work):
 def demo_competition(input_dir, work):
     """The demo as an organizer's folder in work: development = input/ref, final = each
     track's sample generator (chosen by its kind) under another seed, starting kit = input/res."""
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
     from make_sample import SAMPLES
 
     generators = dict(SAMPLES)
