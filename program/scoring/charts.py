@@ -422,3 +422,77 @@ def png_bytes(image, fast=False):
     else:
         image.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue()
+
+
+# The error map's colours and words, one per outcome code of metrics.segmentation: the
+# legend, the map's palette and the per-page tables' column names all come from here.
+# (code, name as in the tables, RGB, what it means)
+ERROR_MAP_OUTCOMES = (
+    (1, "correct", (0, 158, 115), "ground-truth line detected (precision and recall >= the threshold)"),
+    (2, "missed", (0, 90, 200), "ground-truth line missed (no match, or recall below the threshold)"),
+    (3, "imprecise", (235, 165, 0), "ground-truth line found (recall >= the threshold) by a prediction whose "
+                                     "precision is below it: not missed, but that prediction counts as extra"),
+    (4, "extra", (225, 50, 30), "pixels of a predicted line counted as extra, outside the line it is matched to "
+                                "(every other pixel where it covers another ground-truth line)"),
+    (5, "outside, not counted", (185, 185, 185), "predicted pixels outside the ground truth, of a line not "
+                                                 "counted as extra"),
+    (6, "not counted", (140, 200, 235), "ground-truth line without any overlapping prediction: the official "
+                                        "FEST 2025 script counts it nowhere"),
+)
+ERROR_MAP_BACKGROUND = (255, 255, 255)
+#: Largest side of the map embedded in the page; the full size goes to private/.
+PREVIEW_SIDE = 720
+
+
+def error_map_palette():
+    """The 768-entry palette of an error map image: index = outcome code."""
+    palette = list(ERROR_MAP_BACKGROUND)
+    for code, _, colour, _ in ERROR_MAP_OUTCOMES:
+        assert len(palette) == 3 * code
+        palette += list(colour)
+    return palette + [0] * (768 - len(palette))
+
+
+def outcome_name(code):
+    return dict((c, name) for c, name, _, _ in ERROR_MAP_OUTCOMES)[code]
+
+
+def outcome_colour(code):
+    return "#%02x%02x%02x" % dict((c, colour) for c, _, colour, _ in ERROR_MAP_OUTCOMES)[code]
+
+
+def downscale_classes(classes, factor):
+    """An outcome map shrunk by an integer factor: each block of factor x factor pixels
+    takes its most frequent outcome other than background (ties: the higher code, so
+    errors win), or background if it has no line pixel. Thin lines stay visible and every
+    pixel keeps an exact legend colour (no blended shades)."""
+    if factor <= 1:
+        return classes
+    height, width = classes.shape
+    h, w = -(-height // factor), -(-width // factor)
+    padded = np.zeros((h * factor, w * factor), dtype=np.uint8)
+    padded[:height, :width] = classes
+    blocks = padded.reshape(h, factor, w, factor).transpose(0, 2, 1, 3).reshape(h * w, factor * factor)
+    codes = len(ERROR_MAP_OUTCOMES) + 1
+    counts = np.zeros((h * w, codes), dtype=np.int32)
+    for code in range(1, codes):
+        counts[:, code] = np.count_nonzero(blocks == code, axis=1)
+    # argmax returns the first maximum: reverse the codes so that ties go to the higher code.
+    best = codes - 1 - np.argmax(counts[:, :0:-1], axis=1)
+    best[counts[:, 1:].sum(axis=1) == 0] = 0
+    return best.astype(np.uint8).reshape(h, w)
+
+
+def error_map_images(classes):
+    """(full-size PNG, preview PNG, preview width, preview height) of an outcome map; both
+    palette images in the legend's exact colours, the preview at most PREVIEW_SIDE px."""
+    from PIL import Image
+
+    palette = error_map_palette()
+    full = Image.fromarray(np.ascontiguousarray(classes, dtype=np.uint8))
+    full.putpalette(palette)
+    factor = max(1, -(-max(classes.shape) // PREVIEW_SIDE))
+    small = downscale_classes(classes, factor)
+    preview = Image.fromarray(np.ascontiguousarray(small))
+    preview.putpalette(palette)
+    return png_bytes(full, fast=True), png_bytes(preview), small.shape[1], small.shape[0]
