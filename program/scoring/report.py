@@ -10,6 +10,7 @@ import math
 import os
 import tempfile
 
+from . import platform
 from .plots import data_uri
 from .result import Paragraph, Picture, Table
 
@@ -143,5 +144,8 @@ def write_outputs(output, scores, results, log_lines):
     """Everything but the scores first, then the scores, so a failure leaves none."""
     write_private(output, results)
     page = render_html(scores, results, log_lines)
-    _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+    path = platform.page_path(output)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    _write_atomically(path, page.encode("utf-8"))
     write_scores(output, scores)
