@@ -13,7 +13,7 @@ import tempfile
 
 import numpy as np
 
-from . import charts
+from . import charts, platform
 from .result import FIGURES, ConfusionMatrix, ErrorMap, Outcome, Paragraph, Picture, PrecisionRecall, Table
 
 SCORE_FILES = ("scores.txt", "scores.json")
@@ -356,5 +356,8 @@ def write_outputs(output, scores, results, log_lines):
     """Everything but the scores first, then the scores, so a failure leaves none."""
     write_private(output, results)
     page = render_html(scores, results, log_lines)
-    _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+    path = platform.page_path(output)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    _write_atomically(path, page.encode("utf-8"))
     write_scores(output, scores)
