@@ -206,7 +206,7 @@ def test_starting_kit_checks_its_sample_without_ground_truth(competition, track,
         kit = read_zip(stream.read())
     for name, data in kit.items():
         write(str(tmp_path / "kit" / name), data)
-    assert {"README.md", "FORMAT.md", "check_submission.py", "public_items.json"} <= set(kit)
+    assert {"README.md", "evaluation.html", "MANUAL.md", "check_submission.py", "public_items.json"} <= set(kit)
     # no file of the ground truth travels in the kit
     truth = files_of(os.path.join(folder, stage, track))
     for name, data in truth.items():
