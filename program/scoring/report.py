@@ -188,7 +188,7 @@ figcaption{font-size:.85rem;color:#4a5560}
 .swatch{display:inline-block;width:.9em;height:.9em;border:1px solid rgba(0,0,0,.25);vertical-align:-.1em;
 margin-right:.3em;border-radius:2px}
 ul.legend{list-style:none;padding:0;margin:.4rem 0 .8rem;font-size:.88rem}ul.legend li{margin:.15rem 0}
-.map img{width:13rem;image-rendering:pixelated;border:1px solid #8a96a3;background:#fff;display:block}
+.map img{width:13rem;max-width:42vw;image-rendering:pixelated;border:1px solid #8a96a3;background:#fff;display:block}
 .map .close{display:none}
 .map:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:10;background:rgba(20,24,30,.88);
 display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1rem;margin:0}
