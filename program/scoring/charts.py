@@ -441,7 +441,7 @@ ERROR_MAP_OUTCOMES = (
 )
 ERROR_MAP_BACKGROUND = (255, 255, 255)
 #: Largest side of the map embedded in the page; the full size goes to private/.
-PREVIEW_SIDE = 720
+PREVIEW_SIDE = 1008
 
 
 def error_map_palette():

@@ -203,7 +203,7 @@ a{color:inherit;text-decoration:none}.map:target{position:static;background:none
 """
 
 
-def _head(title):
+def page_head(title):
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             "<title>%s</title><style>%s</style></head><body>" % (html.escape(title), STYLE))
@@ -254,7 +254,7 @@ def render_html(scores, results, log_lines):
     the charts, the log, and every key of scores.txt last."""
     anchor = _Anchors()
     track_ids = [anchor(result.title) for result in results]
-    parts = [_head("Detailed results"), '<h1 id="top">Detailed results</h1>']
+    parts = [page_head("Detailed results"), '<h1 id="top">Detailed results</h1>']
     if len(results) > 1:  # every ranking score on the first screen, even on a phone
         parts.append('<p class="scoreline">%s</p>' % " ".join(
             '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (
@@ -330,7 +330,7 @@ FAILURE_TITLES = {
 def render_failure(status, sentence, log_lines):
     """The page of a refused run: the same sentence as the last line of stderr, first."""
     title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
-    parts = [_head("Detailed results: " + title), "<h1>Detailed results</h1>",
+    parts = [page_head("Detailed results: " + title), "<h1>Detailed results</h1>",
              '<section class="card refused"><h2>%s</h2><p class="sentence">%s</p><p>%s</p></section>'
              % (html.escape(title), html.escape(sentence), html.escape(advice))]
     if log_lines:

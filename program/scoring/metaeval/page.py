@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 
-from ..report import STYLE, render_block
+from ..report import page_head, render_block
 from ..result import Paragraph, Picture, Table
 from . import charts
 
@@ -134,9 +134,7 @@ def track_blocks(a):
 
 
 def report_html(analyses, closing):
-    parts = ["<!DOCTYPE html>",
-             '<html><head><meta charset="utf-8"><title>Meta-evaluation</title><style>%s</style></head><body>'
-             % STYLE, "<h1>Meta-evaluation of the submissions</h1>"]
+    parts = [page_head("Meta-evaluation"), "<h1>Meta-evaluation of the submissions</h1>"]
     for a in analyses:
         parts.append("<h2>Track %s</h2>" % html.escape(a.kind))
         parts.append("<p>Submissions: %s.</p>" % html.escape(", ".join(a.names)))
