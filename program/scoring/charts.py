@@ -464,8 +464,9 @@ def outcome_colour(code):
 def downscale_classes(classes, factor):
     """An outcome map shrunk by an integer factor: each block of factor x factor pixels
     takes its most frequent outcome other than background (ties: the higher code, so
-    errors win), or background if it has no line pixel. Thin lines stay visible and every
-    pixel keeps an exact legend colour (no blended shades)."""
+    errors win), or background if it has no line pixel; blocks mixing extra pixels and a
+    ground-truth line alternate between the two. Thin lines stay visible and every pixel
+    keeps an exact legend colour (no blended shades)."""
     if factor <= 1:
         return classes
     height, width = classes.shape
@@ -480,6 +481,13 @@ def downscale_classes(classes, factor):
     # argmax returns the first maximum: reverse the codes so that ties go to the higher code.
     best = codes - 1 - np.argmax(counts[:, :0:-1], axis=1)
     best[counts[:, 1:].sum(axis=1) == 0] = 0
+    # A block where extra pixels lie over a ground-truth line keeps the full map's
+    # checkerboard: every other block shows the line's own outcome, so it stays visible.
+    lines = counts[:, [1, 2, 3, 6]]  # correct, missed, imprecise, not counted
+    mixed = (counts[:, 4] > 0) & (lines.sum(axis=1) > 0)
+    parity = ((np.arange(h)[:, None] + np.arange(w)[None, :]) % 2 == 1).ravel()
+    own = np.array([1, 2, 3, 6])[np.argmax(lines, axis=1)]
+    best[mixed & parity] = own[mixed & parity]
     return best.astype(np.uint8).reshape(h, w)
 
 
