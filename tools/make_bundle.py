@@ -1,22 +1,29 @@
-"""Build the competition bundle: python3 tools/make_bundle.py [DIST_DIR] (`make bundle`).
+"""Build competitions from an organizer's folder: python3 tools/make_bundle.py [options] (`make bundle`).
 
-From competition/source.yaml, competition/pages/*.html and the tracks found in input/ref
-(one sub-directory per track, each with its track.yaml), this writes:
+    python3 tools/make_bundle.py --competition DIR --out DIST [--together]
+    python3 tools/make_bundle.py                  # the demo competition, from input/
+    python3 tools/make_bundle.py --check          # the committed demo yaml files are current
 
-  competition.yaml            Codalab v1.5 competition (committed; regenerated here)
-  competition/codabench.yaml  Codabench competition, version 2 (committed; regenerated here)
-  DIST_DIR/                   the zips: see README, "The competition bundle"
+DIR, the organizer's competition folder, holds:
 
-Every track gets a development phase (the sample reference data of input/ref/<track>)
-and a final phase (the same generator under another seed, when it takes one). The
-leaderboard columns are the keys that the track module's keys() announces for the
-phase's reference data, so they cannot drift from what scores.txt writes.
+  development/<track dir>/   the development phase's reference data: track.yaml and the
+                             ground truth, laid out as INPUT/ref/<track dir>/
+  final/<track dir>/         the final phase's reference data, same layout, required
+  starting_kit/<track dir>/  optional: a sample submission of the development phase
+                             (otherwise a valid dummy one is written from the test items)
+  source.yaml                optional: title, description, dates, phases, pages, each
+                             track's title and column labels; every field has a default
 
-`python3 tools/make_bundle.py --check` only compares the two committed yaml files with
-what the sources give now (exit status 1 if either differs).
+By default every track is its own competition, in DIST/<track dir>/: competition.zip
+(Codalab v1.5), codabench_competition.zip (Codabench), and beside them the zips they
+hold and the starting kits. With --together, all tracks form one competition in DIST/.
+The organizer's files go into the reference zips byte for byte; nothing else is read
+(the demo competition alone generates its final phase, in a temporary folder).
 """
 
-import inspect
+import argparse
+import copy
+import datetime
 import io
 import json
 import os
@@ -30,26 +37,60 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from make_sample import SAMPLES  # noqa: E402
-from platforms import (PAGE_NAMES, check_keys, codabench_competition, codabench_files,  # noqa: E402
+import pages as page_texts  # noqa: E402
+from platforms import (PAGE_NAMES, STAGES, check_keys, codabench_competition, codabench_files,  # noqa: E402
                        codalab_competition, codalab_files, column_label, dump_yaml,
                        leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
-from scoring import layout  # noqa: E402
+from scoring import layout, public  # noqa: E402
+from scoring.errors import ScoringError  # noqa: E402
 from scoring.options import parse_options  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
-SOURCE = os.path.join(ROOT, "competition", "source.yaml")
-PAGES = os.path.join(ROOT, "competition", "pages")
+DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
 CODALAB_YAML = os.path.join(ROOT, "competition.yaml")
 CODABENCH_YAML = os.path.join(ROOT, "competition", "codabench.yaml")
-FINAL_SEED = 4051  # the final phase's sample data: same generator, another seed
+FINAL_SEED = 4051  # the demo's final phase: its sample generator under another seed
+PARTICIPANT_DOCS = os.path.join(ROOT, "docs", "participants")
+
+# Column labels of well-known keys, per track kind (the source's tracks.<dir>.labels add to them).
+KIND_LABELS = {
+    "authentication": {"uar": "UAR (mean accuracy)", "balanced_accuracy": "Balanced accuracy"},
+    "lines": {"line_iu": "Line IU", "pixel_iu": "Pixel IU", "dr": "Detection rate",
+              "ra": "Recognition accuracy", "fm": "F-measure"},
+    "events": {"map": "mAP"},
+}
+
+DEFAULTS = {
+    "docker_image": "codalab/codalab-legacy:py312",
+    "logo": "logo.png",
+    "phases": {
+        "development": {
+            "label": "Development", "max_submissions": 100, "max_submissions_per_day": 5,
+            "description": "Development phase: the reference data are the development set; submit as often as "
+                           "you like to check your file formats and your method.",
+        },
+        "final": {
+            "label": "Final", "max_submissions": 3, "max_submissions_per_day": 1,
+            "description": "Final phase: the reference data are the hidden test set; the last submission of "
+                           "this phase ranks you.",
+        },
+    },
+    "execution_time_limit": 1800,
+    "ascending": [],
+    "numeric_format": 4,
+}
+SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages") + tuple(DEFAULTS)
+
+
+class BuildError(Exception):
+    """The organizer's folder or source cannot be built; one sentence saying what to fix."""
 
 
 class Phase(object):
     """One phase of one track: where its reference data and its sample submission are."""
 
     def __init__(self, name, kind, stage, ref_dir, res_dir, keys, note=""):
-        self.name = name  # the track's directory name in input/ref, e.g. 'authentication'
+        self.name = name  # the track's directory name in the organizer's folder
         self.kind = kind  # the track kind of its track.yaml
         self.stage = stage  # 'development' | 'final'
         self.ref_dir = ref_dir
@@ -66,10 +107,92 @@ class Phase(object):
         suffix = "" if self.stage == "development" else "_" + self.stage
         return "sample_submission_%s%s.zip" % (self.name, suffix)
 
+    @property
+    def kit_zip(self):
+        suffix = "" if self.stage == "development" else "_" + self.stage
+        return "starting_kit_%s%s.zip" % (self.name, suffix)
 
-def load_source():
-    with open(SOURCE) as stream:
-        return yaml.safe_load(stream)
+
+# ---------------------------------------------------------------------------- the source
+
+
+def read_yaml(path):
+    try:
+        with open(path, "rb") as stream:
+            return yaml.safe_load(stream) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise BuildError("%s cannot be read as YAML (%s)." % (path, str(error).splitlines()[0]))
+
+
+def default_dates(today=None):
+    """Development from today (UTC), final in 8 weeks, end 2 weeks later."""
+    today = today or datetime.datetime.utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
+    return {"development": today, "final": today + datetime.timedelta(weeks=8),
+            "end": today + datetime.timedelta(weeks=10)}
+
+
+def complete_source(raw, path, tracks):
+    """The source with every field present: the organizer's values, else defaults derived
+    from the data. tracks is [(dir, kind)]."""
+    if not isinstance(raw, dict):
+        raise BuildError("%s must be a mapping (title: ..., dates: ...)." % path)
+    unknown = sorted(set(raw) - set(SOURCE_FIELDS))
+    if unknown:
+        raise BuildError("%s has the unknown field %r; the fields are %s."
+                         % (path, unknown[0], ", ".join(SOURCE_FIELDS)))
+    source = copy.deepcopy(DEFAULTS)
+    for name, value in raw.items():
+        if isinstance(value, dict) and isinstance(source.get(name), dict):
+            for stage, settings in value.items():
+                if isinstance(settings, dict) and isinstance(source[name].get(stage), dict):
+                    source[name][stage].update(settings)
+                else:
+                    source[name][stage] = settings
+        else:
+            source[name] = copy.deepcopy(value)
+    given = raw.get("tracks") or {}
+    unknown = sorted(set(given) - set(d for d, _ in tracks))
+    if unknown:
+        raise BuildError("%s names the track %r under tracks, which is not a folder of development/ (%s)."
+                         % (path, unknown[0], ", ".join(d for d, _ in tracks)))
+    source["tracks"] = {}
+    for directory, kind in tracks:
+        mine = given.get(directory) or {}
+        labels = dict(KIND_LABELS[kind])
+        labels.update(mine.get("labels") or {})
+        source["tracks"][directory] = {"title": mine.get("title") or directory, "labels": labels,
+                                       "description": mine.get("description") or page_texts.TASKS[kind]}
+    titles = [source["tracks"][d]["title"] for d, _ in tracks]
+    source.setdefault("title", ", ".join(titles))
+    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
+    dates = default_dates()
+    dates.update(raw.get("dates") or {})
+    if not dates["development"] < dates["final"] < dates["end"]:
+        raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
+                         % (path, dates["development"], dates["final"], dates["end"]))
+    source["dates"] = dates
+    pages = raw.get("pages") or {}
+    unknown = sorted(set(pages) - set(PAGE_NAMES))
+    if unknown:
+        raise BuildError("%s has the page %r; the pages are %s." % (path, unknown[0], ", ".join(PAGE_NAMES)))
+    source["pages"] = dict((name, os.path.join(os.path.dirname(path), file)) for name, file in pages.items())
+    for name, file in source["pages"].items():
+        if not os.path.isfile(file):
+            raise BuildError("%s: the %s page %s does not exist." % (path, name, file))
+    return source
+
+
+def track_source(source, directory):
+    """The source of a one-track competition: its title and description unless given."""
+    one = copy.deepcopy(source)
+    one["tracks"] = {directory: source["tracks"][directory]}
+    if len(source["tracks"]) > 1:
+        one["title"] = "%s: %s" % (source["title"], source["tracks"][directory]["title"])
+        one["description"] = source["tracks"][directory]["description"]
+    return one
+
+
+# ---------------------------------------------------------------------------- the organizer's folder
 
 
 def phase_keys(ref_dir):
@@ -83,6 +206,86 @@ def phase_keys(ref_dir):
     return keys
 
 
+def stage_tracks(competition, stage):
+    """{dir: kind} of the track folders of competition/<stage>/ (those with a track.yaml)."""
+    folder = os.path.join(competition, stage)
+    if not os.path.isdir(folder):
+        raise BuildError("%s does not exist; a competition folder holds development/<track dir>/ and "
+                         "final/<track dir>/, each with its track.yaml and reference data." % folder)
+    found = {}
+    for name in layout.visible_entries(folder):
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
+            found[name] = layout.find_tracks(path, TRACKS)[0].kind
+    return found
+
+
+def load_competition(competition, work):
+    """(source, phases): the organizer's folder read, sample submissions found or written
+    into work. Raises BuildError or the scoring program's ReferenceDataError."""
+    development = stage_tracks(competition, "development")
+    if not development:
+        raise BuildError("%s/development/ holds no track folder with a track.yaml (e.g. "
+                         "development/mytrack/track.yaml saying 'track: lines')." % competition)
+    final = stage_tracks(competition, "final")
+    for directory, kind in sorted(development.items()):
+        if directory not in final:
+            raise BuildError("%s has no final-phase data for track %s: put its reference data in %s (same layout "
+                             "as development/%s/); the development data are never reused for the final phase."
+                             % (competition, directory, os.path.join(competition, "final", directory), directory))
+        if final[directory] != kind:
+            raise BuildError("final/%s/track.yaml says track: %s but development/%s/track.yaml says %s; a track "
+                             "keeps its kind in both phases." % (directory, final[directory], directory, kind))
+    extra = sorted(set(final) - set(development))
+    if extra:
+        raise BuildError("%s/final/%s/ has no development phase: add development/%s/ or remove it."
+                         % (competition, extra[0], extra[0]))
+    source_path = os.path.join(competition, "source.yaml")
+    raw = read_yaml(source_path) if os.path.exists(source_path) else {}
+    order = sorted(development)
+    source = complete_source(raw, source_path, [(d, development[d]) for d in order])
+    phases = []
+    for directory in order:
+        stage_phases = []
+        for stage in STAGES:
+            ref_dir = os.path.join(competition, stage, directory)
+            res_dir = os.path.join(competition, "starting_kit", directory)
+            note = "the organizer's sample submission"
+            if stage != "development" or not os.path.isdir(res_dir):
+                res_dir = os.path.join(work, "samples", stage, directory)
+                public.dummy_submission(public.public_items(ref_dir), res_dir)
+                note = "a dummy submission written from the public test items"
+            stage_phases.append(Phase(directory, development[directory], stage, ref_dir, res_dir,
+                                      phase_keys(ref_dir), note))
+        dev, fin = stage_phases
+        if dev.keys != fin.keys:
+            only = [k for k in dev.keys if k not in fin.keys] or [k for k in fin.keys if k not in dev.keys]
+            raise BuildError("The final phase of track %s writes other keys than its development phase (e.g. %s); "
+                             "one leaderboard needs the same columns in both: give both phases the same subsets, "
+                             "manuscripts or options." % (directory, only[0] if only else "their order"))
+        phases.extend(stage_phases)
+    return source, phases
+
+
+def demo_competition(input_dir, work):
+    """The demo as an organizer's folder in work: development = input/ref, final = each
+    track's sample generator (chosen by its kind) under another seed, starting kit = input/res."""
+    from make_sample import SAMPLES
+
+    generators = dict(SAMPLES)
+    folder = os.path.join(work, "demo")
+    for track in layout.find_tracks(os.path.join(input_dir, "ref"), TRACKS):
+        name = track.rel or track.kind
+        shutil.copytree(track.path, os.path.join(folder, "development", name))
+        res = os.path.join(input_dir, "res", track.rel)
+        if os.path.isdir(res):
+            shutil.copytree(res, os.path.join(folder, "starting_kit", name))
+        generators[track.kind].make(os.path.join(folder, "final", name), os.path.join(work, "demo-final-res", name),
+                                    seed=FINAL_SEED)
+    shutil.copy(DEMO_SOURCE, os.path.join(folder, "source.yaml"))
+    return folder
+
+
 def sample_tracks(input_dir):
     """(name, kind, ref_dir, res_dir) of each track of the sample phase, in input/ref order."""
     tracks = layout.find_tracks(os.path.join(input_dir, "ref"), TRACKS)
@@ -94,63 +297,48 @@ def sample_tracks(input_dir):
     return found
 
 
-def make_phases(input_dir, work_dir):
-    """The development and final phase of every track; final data generated in work_dir."""
-    generators = dict(SAMPLES)
-    phases = []
-    for name, kind, ref_dir, res_dir in sample_tracks(input_dir):
-        development = Phase(name, kind, "development", ref_dir, res_dir, phase_keys(ref_dir))
-        generator = generators.get(name)
-        if generator is not None and "seed" in inspect.signature(generator.make).parameters:
-            final_ref = os.path.join(work_dir, "final", "ref", name)
-            final_res = os.path.join(work_dir, "final", "res", name)
-            generator.make(final_ref, final_res, seed=FINAL_SEED)
-            note = "generated by tools/%s.py with seed %d" % (generator.__name__, FINAL_SEED)
-        else:
-            final_ref, final_res = ref_dir, res_dir
-            note = "the development data again (its generator takes no seed)"
-        final = Phase(name, kind, "final", final_ref, final_res, phase_keys(final_ref), note)
-        if final.keys != development.keys:
-            raise SystemExit(
-                "The final phase of track %s writes other keys than its development phase (%s vs %s); "
-                "a leaderboard needs the same columns in both." % (name, final.keys, development.keys)
-            )
-        phases.extend([development, final])
-    check_keys(phases)
-    return phases
+# ---------------------------------------------------------------------------- pages, kits, program
 
 
-# ---------------------------------------------------------------------------- files
-
-
-def pages(source, phases):
-    """The html pages: the evaluation page gets its table of leaderboard columns."""
-    html = {}
-    for name in PAGE_NAMES:
-        with open(os.path.join(PAGES, name + ".html")) as stream:
-            html[name] = stream.read()
+def columns_table(source, phases):
     tables = []
     for phase in tracks_of(phases):
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
-            % (key, column_label(source, phase.name, key), "lower is better" if sorting(source, key) == "asc"
-               else "higher is better")
+            % (key, page_texts.esc(column_label(source, phase.name, key)),
+               "lower is better" if sorting(source, key) == "asc" else "higher is better")
             for key in phase.keys
         )
         tables.append("<h4>%s</h4>\n<table>\n<tr><th>key</th><th>column</th><th>order</th></tr>\n%s</table>\n"
-                      % (leaderboard_title(source, phase.name), rows))
-    html["evaluation"] = html["evaluation"].replace("<!-- columns -->", "".join(tables))
+                      % (page_texts.esc(leaderboard_title(source, phase.name)), rows))
+    return "".join(tables)
+
+
+def pages(source, phases):
+    """The four html pages: the organizer's own where the source names them, else generated
+    from each track's kind, options and development items."""
+    tracks = []
+    for phase in tracks_of(phases):
+        items = public.public_items(phase.ref_dir)["tracks"][0]
+        settings = source["tracks"][phase.name]
+        tracks.append((settings["title"], settings["description"], items))
+    html = page_texts.generate(source, tracks, columns_table(source, phases))
+    for name, path in source["pages"].items():
+        with open(path, encoding="utf-8") as stream:
+            html[name] = stream.read().replace("<!-- columns -->", columns_table(source, phases))
     return html
 
 
-def logo_png():
-    """A plain logo (both platforms want an image): the title's initials on a dark square."""
+def logo_png(title):
+    """A plain logo (both platforms want an image): the title's first words on a dark square."""
     from PIL import Image, ImageDraw
 
     image = Image.new("RGB", (240, 240), (32, 48, 80))
     draw = ImageDraw.Draw(image)
     draw.rectangle([16, 16, 223, 223], outline=(230, 230, 230), width=4)
-    draw.text((40, 110), "DOC ANALYSIS", fill=(240, 240, 240))
+    words = title.split()
+    for row in range(0, min(len(words), 12), 2):
+        draw.text((32, 40 + row * 12), " ".join(words[row:row + 2])[:30], fill=(240, 240, 240))
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     return buffer.getvalue()
@@ -163,74 +351,123 @@ def scoring_program_zip():
     return zip_entries(entries + tree_entries(os.path.join(ROOT, "program")))
 
 
+KIT_README = """# Starting kit: {title} ({stage} phase)
+
+- `sample_submission/`: a submission that the scoring program accepts. Replace its files
+  by yours, keep the names and the layout, and zip the files themselves (not the folder).
+- `FORMAT.md`: the formats, the metrics, the leaderboard keys and every error sentence.
+- `check_submission.py`: checks a submission on your machine before you upload it, with
+  the scoring program's own code (`scoring/`) and the phase's public list of test items
+  (`public_items.json`: names and sizes, no ground truth). It prints the sentence the
+  scoring program would print and exits with its status (0 valid, 1 invalid):
+
+      python3 -m pip install numpy scipy Pillow PyYAML
+      python3 check_submission.py sample_submission
+      python3 check_submission.py my_submission.zip
+
+The phase holds {count}.
+"""
+
+
+def starting_kit_zip(source, phase):
+    """The starting kit of a phase: sample submission, format description, checker."""
+    items = public.public_items(phase.ref_dir)
+    track = items["tracks"][0]
+    readme = KIT_README.format(title=source["tracks"][phase.name]["title"], stage=phase.stage,
+                               count=page_texts.count_items(track["kind"], track["items"]))
+    entries = [("README.md", readme.encode("utf-8")), ("public_items.json", public.dumps(items).encode("utf-8"))]
+    with open(os.path.join(PARTICIPANT_DOCS, track["kind"] + ".md"), "rb") as stream:
+        entries.append(("FORMAT.md", stream.read()))
+    with open(os.path.join(ROOT, "program", "check_submission.py"), "rb") as stream:
+        entries.append(("check_submission.py", stream.read()))
+    entries += tree_entries(os.path.join(ROOT, "program", "scoring"), "scoring/")
+    entries += tree_entries(phase.res_dir, "sample_submission/")
+    return zip_entries(sorted(entries))
+
+
 def write(path, data):
     with open(path, "wb") as stream:
         stream.write(data)
 
 
-def generate(input_dir, work_dir):
-    """(source, phases, codalab yaml text, codabench yaml text); final data in work_dir."""
-    source = load_source()
-    phases = make_phases(input_dir, work_dir)
-    return (source, phases, dump_yaml(codalab_competition(source, phases)),
-            dump_yaml(codabench_competition(source, phases)))
+# ---------------------------------------------------------------------------- the build
 
 
-def build(dist, input_dir=None, update_committed=True):
-    """Write every file of the bundle into dist (emptied first); returns the manifest.
+def write_competition(dist, source, phases, program):
+    """One competition (its tracks' phases) into dist: both platforms' zips, the zips they
+    hold, and each phase's starting kit."""
+    check_keys(phases)
+    codalab_text = dump_yaml(codalab_competition(source, phases))
+    codabench_text = dump_yaml(codabench_competition(source, phases))
+    html = pages(source, phases)
+    common = [(source["logo"], logo_png(source["title"]))]
+    common += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
+    common.append(("scoring_program.zip", program))
+    os.makedirs(dist, exist_ok=True)
+    write(os.path.join(dist, "scoring_program.zip"), program)
+    for phase in phases:
+        write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
+        write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
+        write(os.path.join(dist, phase.kit_zip), starting_kit_zip(source, phase))
+    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases)))
+    write(os.path.join(dist, "codabench_competition.zip"), zip_entries(codabench_files(codabench_text, common, phases)))
 
-    With update_committed, competition.yaml and competition/codabench.yaml are rewritten too.
-    """
-    input_dir = input_dir or os.path.join(ROOT, "input")
+
+def build(dist, competition=None, together=False):
+    """Write the bundle into dist (emptied first); returns the manifest. Without
+    competition, the demo from input/."""
     if os.path.isdir(dist):
         shutil.rmtree(dist)
     os.makedirs(dist)
     work = tempfile.mkdtemp(prefix="bundle-")
     try:
-        source, phases, codalab_text, codabench_text = generate(input_dir, work)
-        if update_committed:
-            write(CODALAB_YAML, codalab_text.encode("utf-8"))
-            write(CODABENCH_YAML, codabench_text.encode("utf-8"))
-        html = pages(source, phases)
-        logo = logo_png()
+        folder = competition or demo_competition(os.path.join(ROOT, "input"), work)
+        source, phases = load_competition(folder, work)
         program = scoring_program_zip()
-        write(os.path.join(dist, "scoring_program.zip"), program)
-
-        common = [(source["logo"], logo)]
-        common += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
-        common.append(("scoring_program.zip", program))
-        for phase in phases:
-            write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
-            write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
-        write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases)))
-        write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(codabench_files(codabench_text, common, phases)))
-
+        competitions = []
+        if together:
+            write_competition(dist, source, phases, program)
+            competitions.append(("", phases))
+        else:
+            for track in tracks_of(phases):
+                mine = [p for p in phases if p.name == track.name]
+                write_competition(os.path.join(dist, track.name), track_source(source, track.name), mine, program)
+                competitions.append((track.name, mine))
         manifest = {
-            "codalab": "competition.zip",
-            "codabench": "codabench_competition.zip",
-            "scoring_program": "scoring_program.zip",
-            "phases": [
-                {"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
-                 "sample_submission": p.submission_zip, "keys": p.keys, "final_data": p.note}
-                for p in phases
+            "competitions": [
+                {"folder": folder_name, "codalab": "competition.zip", "codabench": "codabench_competition.zip",
+                 "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
+                             "reference_data": os.path.relpath(p.ref_dir, folder) if competition else p.ref_dir,
+                             "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
+                             "keys": p.keys} for p in mine]}
+                for folder_name, mine in competitions
             ],
         }
+        if competition is None:
+            for entry in manifest["competitions"]:
+                for phase in entry["phases"]:
+                    phase["reference_data"] = ("input/ref/%s" % phase["track"] if phase["stage"] == "development"
+                                               else "generated by the demo's sample generator, seed %d" % FINAL_SEED)
         write(os.path.join(dist, "manifest.json"), json.dumps(manifest, indent=1).encode("utf-8"))
         return manifest
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def check(input_dir=None):
-    """True if both committed yaml files equal what the sources give now."""
+def generate():
+    """(codalab yaml text, codabench yaml text) of the demo as one competition."""
     work = tempfile.mkdtemp(prefix="bundle-")
     try:
-        _, _, codalab_text, codabench_text = generate(input_dir or os.path.join(ROOT, "input"), work)
+        source, phases = load_competition(demo_competition(os.path.join(ROOT, "input"), work), work)
+        return dump_yaml(codalab_competition(source, phases)), dump_yaml(codabench_competition(source, phases))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def check():
+    """True if both committed yaml files equal what the demo's sources give now."""
     same = True
-    for path, text in ((CODALAB_YAML, codalab_text), (CODABENCH_YAML, codabench_text)):
+    for path, text in zip((CODALAB_YAML, CODABENCH_YAML), generate()):
         with open(path) as stream:
             if stream.read() != text:
                 print("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
@@ -239,14 +476,31 @@ def check(input_dir=None):
 
 
 def main(argv):
-    if "--check" in argv[1:]:
+    parser = argparse.ArgumentParser(prog="make_bundle.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--competition", help="the organizer's competition folder (default: the demo, from input/)")
+    parser.add_argument("--out", default=os.path.join(ROOT, "dist"), help="where to write (emptied first)")
+    parser.add_argument("--together", action="store_true", help="all tracks in one competition")
+    parser.add_argument("--check", action="store_true", help="only check the committed demo yaml files")
+    parser.add_argument("dist", nargs="?", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv[1:])
+    if args.check:
         return 0 if check() else 1
-    dist = ([a for a in argv[1:] if not a.startswith("-")] or [os.path.join(ROOT, "dist")])[0]
-    manifest = build(dist)
-    for phase in manifest["phases"]:
-        print("%-16s %-12s %d keys, reference %s" % (phase["track"], phase["stage"], len(phase["keys"]),
-                                                     phase["reference"]))
-    print("bundle written to %s" % os.path.normpath(dist))
+    dist = args.dist or args.out
+    try:
+        manifest = build(dist, args.competition, args.together)
+        if args.competition is None:  # the committed yaml files: the demo as one competition
+            for path, text in zip((CODALAB_YAML, CODABENCH_YAML), generate()):
+                write(path, text.encode("utf-8"))
+    except (BuildError, ScoringError) as error:
+        sys.stderr.write("%s\n" % getattr(error, "sentence", error))
+        return 2
+    for entry in manifest["competitions"]:
+        where = os.path.join(dist, entry["folder"])
+        for phase in entry["phases"]:
+            print("%-16s %-12s %d keys, sample: %s"
+                  % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
+        print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
+              % os.path.normpath(where))
     return 0
 
 

@@ -124,3 +124,51 @@ def load(path):
     if not isinstance(items, dict) or items.get("format") != FORMAT:
         raise ValueError("%s is not a public item list of format %d." % (path, FORMAT))
     return items
+
+
+# ---------------------------------------------------------------- a dummy submission
+
+
+def _authentication_dummy(items, directory):
+    import numpy as np
+
+    for subset in items["subsets"]:
+        names = subset["images"]
+        rows = ["filename,label"] + ["%s,0" % name for name in names]
+        _write_text(os.path.join(directory, subset["name"] + "_labels.csv"), "\n".join(rows) + "\n")
+        np.savez_compressed(os.path.join(directory, subset["name"] + "_distances.npz"),
+                            names=np.array(names), distances=np.ones((len(names), len(names)), dtype=np.float32))
+    _write_text(os.path.join(directory, "README.md"),
+                "A dummy submission: every image authentic, every distance 1. Replace these files by yours.\n")
+
+
+def _lines_dummy(items, directory):
+    from PIL import Image
+
+    for manuscript in items["manuscripts"]:
+        folder = os.path.join(directory, manuscript["name"])
+        os.makedirs(folder)
+        for page in manuscript["pages"]:
+            name = os.path.splitext(page["file"])[0] + ".png"
+            Image.new("1", (page["width"], page["height"]), 0).save(os.path.join(folder, name))
+
+
+def _events_dummy(items, directory):
+    for category in items["categories"]:
+        ids = items["image_lists"][category["images"]]
+        _write_text(os.path.join(directory, category["name"] + ".txt"),
+                    "".join("%s 0.5\n" % image for image in ids))
+
+
+DUMMIES = {"authentication": _authentication_dummy, "lines": _lines_dummy, "events": _events_dummy}
+
+
+def dummy_submission(items, res_root):
+    """Write into res_root (created) a valid submission that predicts nothing useful:
+    the starting kit's sample when the organizer gives none."""
+    os.makedirs(res_root)
+    for track in items["tracks"]:
+        directory = os.path.join(res_root, track["dir"]) if track["dir"] else res_root
+        if track["dir"]:
+            os.makedirs(directory)
+        DUMMIES[track["kind"]](track["items"], directory)
