@@ -77,6 +77,20 @@ def fest_scale_output(tmp_path_factory):
     return run
 
 
+@pytest.fixture(scope="session")
+def events_scale_output(tmp_path_factory):
+    """OUTPUT of evaluate.py on the events benchmark's phase (100 categories x 30,000
+    images, bench/bench_events.py): a precision/recall chart per category."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_events
+
+    base = tmp_path_factory.mktemp("events_scale")
+    phase = bench_events.generate(str(base), False)
+    run = run_scorer(phase, str(base / "output"))
+    assert run.status == 0, run.stderr
+    return run
+
+
 def pytest_collection_modifyitems(config, items):
     """Under HYPOTHESIS_EXAMPLES_SCALE (set by tests/floor/run for the floor environments),
     every property test draws that fraction of its examples (at least 10): the floors

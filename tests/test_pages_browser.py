@@ -233,6 +233,11 @@ def test_fest_scale_lines_page(browser, fest_scale_output):
                ("line_iu",), min_charts=0)
 
 
+def test_events_scale_page(browser, events_scale_output):
+    check_page(browser, os.path.join(events_scale_output.output, "detailed_results.html"), "events-scale",
+               ("map",), min_charts=100)
+
+
 def test_compare_report(browser, tmp_path):
     ref, dirs, _ = compare_scenario.make(str(tmp_path / "scenario"), 8)
     out = tmp_path / "compare"
