@@ -174,10 +174,10 @@ background:#f6f9fc}.scoreline .key{font-family:ui-monospace,Menlo,Consolas,monos
 nav.toc{margin:1.2rem 0;padding:.6rem 1rem;border-left:3px solid #cfd8e3;background:#fafbfc}
 nav.toc ul{margin:.2rem 0;padding-left:1.1rem}nav.toc>ul{padding-left:0;list-style:none}
 .warn{color:#8a4b00;overflow-wrap:anywhere}
-.scroll{overflow-x:auto;max-width:100%;margin:.5rem 0 1rem;border:1px solid #e1e6ec;border-radius:6px}
+.scroll{overflow:auto;width:fit-content;max-width:100%;max-height:34rem;margin:.5rem 0 1rem;border:1px solid #e1e6ec;border-radius:6px}
 table{border-collapse:collapse;font-size:.9rem}
 td,th{padding:.28rem .6rem;border-bottom:1px solid #e6e9ee;white-space:nowrap;text-align:left}
-th{background:#f1f4f8;font-weight:600}
+th{background:#f1f4f8;font-weight:600;position:sticky;top:0}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-style:italic;padding:.35rem .6rem;color:#4a5560;white-space:normal}
 .figures{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
@@ -198,7 +198,7 @@ pre.log{overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8
 padding:.6rem;border-radius:6px}
 @media (max-width:30rem){body{padding:.6rem}.card .score{font-size:2rem}}
 @media print{body{max-width:none;padding:0}nav.toc,.map .close{display:none}
-.scroll{overflow:visible;border:0}td,th{white-space:normal}figure,tr,.card{break-inside:avoid}
+.scroll{overflow:visible;max-height:none;border:0}td,th{white-space:normal}th{position:static}figure,tr,.card{break-inside:avoid}
 a{color:inherit;text-decoration:none}.map:target{position:static;background:none}}
 """
 
