@@ -174,12 +174,15 @@ background:#f6f9fc}.scoreline .key{font-family:ui-monospace,Menlo,Consolas,monos
 nav.toc{margin:1.2rem 0;padding:.6rem 1rem;border-left:3px solid #cfd8e3;background:#fafbfc}
 nav.toc ul{margin:.2rem 0;padding-left:1.1rem}nav.toc>ul{padding-left:0;list-style:none}
 .warn{color:#8a4b00;overflow-wrap:anywhere}
-.scroll{overflow:auto;width:fit-content;max-width:100%;max-height:34rem;margin:.5rem 0 1rem;border:1px solid #e1e6ec;border-radius:6px}
+.scroll{overflow:auto;width:fit-content;max-width:100%;max-height:34rem;margin:.5rem 0 1rem;
+border:1px solid #e1e6ec;border-radius:6px}
 table{border-collapse:collapse;font-size:.9rem}
 td,th{padding:.28rem .6rem;border-bottom:1px solid #e6e9ee;white-space:nowrap;text-align:left}
-th{background:#f1f4f8;font-weight:600;position:sticky;top:0}
+th{background:#f1f4f8;font-weight:600;position:sticky;top:0;white-space:normal;vertical-align:bottom;
+min-width:4rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-style:italic;padding:.35rem .6rem;color:#4a5560;white-space:normal}
+.groups{display:flex;flex-wrap:wrap;gap:0 2rem}.group{max-width:100%}.group p{max-width:22rem}
 .figures{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
 figure{margin:0;max-width:100%}
 svg.chart{max-width:100%;height:auto;display:block}
@@ -249,6 +252,29 @@ def _split(section):
     return [b for b in section.blocks if not isinstance(b, FIGURES)], figures
 
 
+def _chart_sections(figure_parts, anchor):
+    """Each section's figures under its title; sections of a single figure (a confusion
+    matrix per subset) sit side by side."""
+    out, row = [], []
+    for section, figures in figure_parts:
+        section_id = anchor(section.title + " charts")
+        drawn = [b for b in figures if not isinstance(b, Paragraph)]
+        part = ['<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title))]
+        part += [render_block(b) for b in figures if isinstance(b, Paragraph)]
+        part.append('<div class="figures">%s</div>' % "".join(
+            render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id) for b in drawn))
+        if len(drawn) == 1:
+            row.append('<div class="group">%s</div>' % "".join(part))
+            continue
+        if row:
+            out.append('<div class="groups">%s</div>' % "".join(row))
+            row = []
+        out.extend(part)
+    if row:
+        out.append('<div class="groups">%s</div>' % "".join(row))
+    return out
+
+
 def render_html(scores, results, log_lines):
     """The participant's page: a headline card per track, a table of contents, the tables,
     the charts, the log, and every key of scores.txt last."""
@@ -288,13 +314,7 @@ def render_html(scores, results, log_lines):
                 body.append("<p>Error maps: each ground-truth line in the colour of the outcome the per-page "
                             "tables count; click a map to enlarge it.</p>")
                 body.append(error_map_legend(sorted(set(c for m in maps for c in m.outcomes))))
-            for section, figures in figure_parts:
-                section_id = anchor(section.title + " charts")
-                body.append('<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title)))
-                body.extend(render_block(b) for b in figures if isinstance(b, Paragraph))
-                body.append('<div class="figures">%s</div>' % "".join(
-                    render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id)
-                    for b in figures if not isinstance(b, Paragraph)))
+            body.extend(_chart_sections(figure_parts, anchor))
         toc.append((track_id, result.title, entries))
     if log_lines:
         toc.append(("log", "Log", []))
