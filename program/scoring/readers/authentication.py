@@ -417,13 +417,19 @@ def _parse_fixed_width(stream, n, row_names):
     if layout is None:
         return None
     name_width, cell_width, length = layout
-    line_end = np.frombuffer(first[name_width + 1 + n * (cell_width + 1) - 1:], dtype=np.uint8)
     cells = first[name_width + 1:length - (2 if first.endswith(b"\r\n") else 1)].split(b",", 1)[0]
     dot = cells.find(b".")
     digit_columns = [j for j in range(cell_width) if j != dot]
     if len(digit_columns) > 15 or not cells.replace(b".", b"", 1).isdigit():
         return None
     places = cell_width - 1 - dot if dot >= 0 else 0
+    # The bytes after the name's comma: n cells and their commas, the last comma's place
+    # taken by the line end (1 or 2 bytes).
+    mask = np.tile(np.frombuffer(b"0" * cell_width + b",", dtype=np.uint8), n)
+    if dot >= 0:
+        mask[dot::cell_width + 1] = 46
+    mask = np.concatenate((mask[:-1], np.frombuffer(first[name_width + n * (cell_width + 1):], dtype=np.uint8)))
+    limit = np.where(mask == 48, 9, 0).astype(np.uint8)
     exact = np.int32 if len(digit_columns) <= 9 else np.int64
     distances = np.empty((n, n), dtype=np.float64)
     rows = max(1, min(n, _BLOCK_BYTES // length))
@@ -441,7 +447,7 @@ def _parse_fixed_width(stream, n, row_names):
         if got != want:
             return None
         matrix = block[:want].reshape(count, length)
-        if not _block_values(matrix, layout, line_end, dot, digit_columns, exact, places,
+        if not _block_values(matrix, layout, (limit, mask), dot, digit_columns, exact, places,
                              distances[done:done + count]):
             return None
         names = matrix[:, :name_width].copy().view("S%d" % name_width).ravel().tolist()
@@ -475,31 +481,26 @@ def _row_layout(line, n):
     return name_width, cell_width, len(line)
 
 
-def _block_values(matrix, layout, line_end, dot, digit_columns, exact, places, out):
+def _block_values(matrix, layout, pattern, dot, digit_columns, exact, places, out):
     """Fill `out` (count, n) with the values of the cells of `matrix` (count rows of
-    one length); False when a row departs from the layout."""
+    one length); False when a row departs from the layout.
+
+    pattern: (limit, mask) rows over the cells and line end: each byte XOR mask must be
+    at most limit, that is a digit ('0' ^ byte <= 9) where a digit goes and exactly the
+    dot, comma or line end elsewhere. One contiguous pass checks a whole row."""
     name_width, cell_width, length = layout
     n = out.shape[1]
-    if not (matrix[:, name_width + 1 + n * (cell_width + 1) - 1:] == line_end).all():
-        return False
     names = matrix[:, :name_width]
     if not ((matrix[:, name_width] == 44).all() and (names != 44).all() and (names[:, 0] != 34).all()):
         return False  # a comma in a name, or a quoted name: the general path splits those
-    grid = matrix[:, name_width + 1:name_width + 1 + n * (cell_width + 1) - 1]
-    # The cells as (count, n, cell width + 1) with a comma after each; the last cell's
-    # comma is the line end, checked above.
-    commas = grid[:, cell_width::cell_width + 1]
-    if not (commas == 44).all():
-        return False
-    if dot >= 0 and not (grid[:, dot::cell_width + 1] == 46).all():
+    limit, mask = pattern
+    cells = np.bitwise_xor(matrix[:, name_width + 1:], mask)  # digits become their values
+    if not (cells <= limit).all():
         return False
     value = np.zeros(out.shape, dtype=exact)
     for j in digit_columns:
-        digits = grid[:, j::cell_width + 1] - np.uint8(48)  # wraps: below 10 only for a digit
-        if int(digits.max()) > 9:
-            return False
         value *= 10
-        value += digits
+        value += cells[:, j::cell_width + 1][:, :n]
     np.divide(value, _POWERS[places], out=out)
     return True
 
