@@ -688,9 +688,9 @@ def test_fixed_width_csv_blocks_and_departures(tmp_path, monkeypatch):
     assert got_names == names and matrix.tolist() == [[float("%.6f" % v) for v in row] for row in values]
     # A bad cell in a later block is named by the general path, as before.
     bad = list(rows)
-    bad[9] = bad[9][:-8] + "0.12x456"
+    bad[9] = bad[9][:-8] + "x.123456"
     write(path, "," + ",".join(names) + "\n" + "\n".join(bad) + "\n")
-    with pytest.raises(SubmissionError, match="line 11, column 13 holds '0.12x456'"):
+    with pytest.raises(SubmissionError, match="line 11, column 13 holds 'x.123456'"):
         reader.read_distances_csv(str(path), "Pizan_distances.csv")
     # A name with a comma, a quoted name and rows after the square are the general path's.
     for changed in (rows[:5] + ['"PIZAN_000005.jp",' + rows[5].split(",", 1)[1]] + rows[6:], rows + rows[:1]):
