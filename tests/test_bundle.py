@@ -29,8 +29,10 @@ import platforms
 from scoring import layout
 from scoring import platform as program_platform
 
-SOURCE = make_bundle.load_source()
-TRACKS = [name for name, _, _, _ in make_bundle.sample_tracks(os.path.join(ROOT, "input"))]
+DEMO = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
+TRACKS = [name for name, _, _, _ in DEMO]
+SOURCE = make_bundle.complete_source(make_bundle.read_yaml(make_bundle.DEMO_SOURCE), make_bundle.DEMO_SOURCE,
+                                     [(name, kind) for name, kind, _, _ in DEMO])
 
 # apps/web/models.py, CompetitionDefBundle.unpack: the top level (html, phases and leaderboard
 # removed) is passed to Competition(**comp_base), each phase to CompetitionPhase.objects.
@@ -70,8 +72,18 @@ V2_AUTO_SUBMISSION_RULES = {"Force_Last", "Force_Best", "Force_Latest_Multiple"}
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
+    """The demo, one competition per track: dist/<track>/competition.zip (v1.5) and
+    dist/<track>/codabench_competition.zip."""
     target = str(tmp_path_factory.mktemp("dist"))
-    make_bundle.build(target, update_committed=False, multi_track=True)
+    make_bundle.build(target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def together(tmp_path_factory):
+    """The demo as one competition (make_bundle.py --together): v1.5 only."""
+    target = str(tmp_path_factory.mktemp("together"))
+    make_bundle.build(target, together=True)
     return target
 
 
@@ -110,11 +122,6 @@ def run_command(argv, cwd):
                                stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
     assert completed.returncode == 0, (argv, completed.stderr[-2000:])
     return completed
-
-
-def final_sample(dist, track):
-    with open(os.path.join(dist, "sample_submission_%s_final.zip" % track), "rb") as stream:
-        return stream.read()
 
 
 # ---------------------------------------------------------------------------- Codalab v1.5
@@ -218,37 +225,46 @@ def v15_leaderboards(competition):
 
 
 def codalab_zip(dist, track):
-    files = read_zip(os.path.join(dist, platforms.codalab_zip_name(track)))
+    files = read_zip(os.path.join(dist, track, "competition.zip"))
     # apps/web/models.py, CompetitionDefBundle.unpack reads the first name holding ".yaml".
     assert [name for name in files if ".yaml" in name] == ["competition.yaml"]
     return files, yaml.safe_load(files["competition.yaml"])
 
 
-@pytest.mark.parametrize("track", TRACKS)
-def test_codalab_yaml_is_what_the_unpacker_reads(dist, track):
-    files, competition = codalab_zip(dist, track)
+def check_codalab_yaml(v15):
+    """(files, competition) of one track's v1.5 zip: what CompetitionDefBundle.unpack reads."""
+    files, competition = v15
     assert set(competition) <= V15_COMPETITION_KEYS, set(competition) - V15_COMPETITION_KEYS
     assert competition["enable_detailed_results"] is True
     assert competition["force_submission_to_leaderboard"] is True
-    assert competition["competition_docker_image"] == SOURCE["docker_image"]
+    assert competition["competition_docker_image"]
     assert set(competition["html"]) == V15_HTML_PAGES
     for page in list(competition["html"].values()) + [competition["image"]]:
         assert files[page], page
-    development = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
-    keys = [make_bundle.phase_keys(ref) for name, _, ref, _ in development if name == track][0]
     for number, phase in competition["phases"].items():
         assert set(phase) <= V15_PHASE_KEYS, set(phase) - V15_PHASE_KEYS
         assert phase["phasenumber"] == number and len(phase["label"]) <= 50
-        # CompetitionPhase.execution_time_limit: seconds.
-        assert phase["execution_time_limit"] == SOURCE["execution_time_limit"]
+        # CompetitionPhase.execution_time_limit: a whole number of seconds.
+        assert isinstance(phase["execution_time_limit"], int) and phase["execution_time_limit"] > 0
         assert phase["auto_migration"] is False
         for name in ("scoring_program", "reference_data", "starting_kit"):
             assert phase[name] in files, phase[name]
-    # One leaderboard, the track's keys in order (the primary key ranked first).
-    assert v15_leaderboards(competition) == {platforms.leaderboard_title(SOURCE, track): keys}
+    assert len(v15_leaderboards(competition)) == 1
     for key, column in competition["leaderboard"]["columns"].items():
         assert len(key) <= 50 and len(column["label"]) <= 50
         assert column["sort"] in ("asc", "desc")
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_yaml_is_what_the_unpacker_reads(dist, track):
+    files, competition = codalab_zip(dist, track)
+    check_codalab_yaml((files, competition))
+    assert competition["competition_docker_image"] == SOURCE["docker_image"]
+    assert all(p["execution_time_limit"] == SOURCE["execution_time_limit"] for p in competition["phases"].values())
+    development = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
+    keys = [make_bundle.phase_keys(ref) for name, _, ref, _ in development if name == track][0]
+    # One leaderboard, the track's keys in order (the primary key ranked first).
+    assert v15_leaderboards(competition) == {platforms.leaderboard_title(SOURCE, track): keys}
 
 
 @pytest.mark.parametrize("track", TRACKS)
@@ -264,19 +280,25 @@ def test_codalab_phases_follow_each_other(dist, track):
     assert not any(v15_is_active(p, phases, end, end) for p in phases.values())
 
 
-@pytest.mark.parametrize("track", TRACKS)
-def test_codalab_every_phase_scores_flat_and_wrapped_submissions(dist, track, tmp_path):
-    files, competition = codalab_zip(dist, track)
+def check_codalab_phases_score(v15, workdir):
+    """Every phase scores its starting kit, flat and zipped in a folder, into every column
+    of the leaderboard, the primary key first."""
+    files, competition = v15
     columns = list(v15_leaderboards(competition).values())[0]
     for number, phase in sorted(competition["phases"].items()):
-        kit = files[phase["starting_kit"]] if number == 1 else final_sample(dist, track)
+        kit = files[phase["starting_kit"]]
         results = []
         for form, submission in (("flat", kit), ("wrapped", wrapped(kit, "my_results"))):
-            scores, _ = play_v15(files, phase, str(tmp_path / ("%d-%s" % (number, form))), submission)
-            assert [key for key, _ in scores] == columns  # every column filled, primary first
+            scores, _ = play_v15(files, phase, os.path.join(str(workdir), "%d-%s" % (number, form)), submission)
+            assert [key for key, _ in scores] == columns
             assert all(math.isfinite(value) for _, value in scores)
             results.append(scores)
         assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_every_phase_scores_flat_and_wrapped_submissions(dist, track, tmp_path):
+    check_codalab_phases_score(codalab_zip(dist, track), tmp_path)
 
 
 def test_codalab_detailed_results_arrive_after_a_fast_run(dist, tmp_path):
@@ -287,9 +309,11 @@ def test_codalab_detailed_results_arrive_after_a_fast_run(dist, tmp_path):
     _, output = play_v15(files, competition["phases"][1], str(tmp_path / "run"), worker_page=True)
     assert os.path.getsize(os.path.join(output, "detailed_results.html")) == 0
     assert os.listdir(os.path.join(output, "private"))  # written, then removed by the worker
+    with open(os.path.join(output, "details", "detailed_results.html")) as stream:
+        page = stream.read()
     uploads = v15_final_upload(output)
     assert len(uploads) >= 2 and uploads[0] == ""
-    assert ">Detailed results</h1>" in uploads[-1] and "events" in uploads[-1].lower()
+    assert uploads[-1] == page and "</html>" in page and "map" in page
 
 
 def test_v15_run_lasts_until_the_watchers_first_upload_is_over():
@@ -317,7 +341,7 @@ def test_page_location_follows_the_worker(tmp_path):
 
 def test_codalab_program_zip_survives_flattening_rules(dist, tmp_path):
     """metadata sits at the root of the program zip, so neither platform moves anything."""
-    files = read_zip(os.path.join(dist, "scoring_program.zip"))
+    files = read_zip(os.path.join(dist, TRACKS[0], "scoring_program.zip"))
     assert "metadata" in files and "evaluate.py" in files
     assert not any(name.endswith(".pyc") or "__pycache__" in name for name in files)
     as_is = str(tmp_path / "as_is")
@@ -327,11 +351,13 @@ def test_codalab_program_zip_survives_flattening_rules(dist, tmp_path):
     assert sorted(os.listdir(as_is)) == before
 
 
-def test_codalab_multi_track_ranks_each_track_in_its_own_phases(dist, tmp_path):
-    """make_bundle.py --multi-track: v1.5 links every leaderboard to every phase
+def test_codalab_together_ranks_each_track_in_its_own_phases(together, tmp_path):
+    """make_bundle.py --together: v1.5 links every leaderboard to every phase
     (CompetitionDefBundle.unpack, SubmissionResultGroupPhase) and a phase ranks its own
-    submissions, so each track's phases fill exactly its own leaderboard."""
-    files = read_zip(os.path.join(dist, platforms.MULTI_TRACK_ZIP))
+    submissions, so each track's phases fill exactly its own leaderboard. Codabench gets no
+    such competition (platforms.codabench_refusal)."""
+    assert not os.path.exists(os.path.join(together, "codabench_competition.zip"))
+    files = read_zip(os.path.join(together, "competition.zip"))
     competition = yaml.safe_load(files["competition.yaml"])
     assert set(competition) <= V15_COMPETITION_KEYS
     boards = v15_leaderboards(competition)
@@ -341,19 +367,19 @@ def test_codalab_multi_track_ranks_each_track_in_its_own_phases(dist, tmp_path):
     final_start = min(p["start_date"] for p in phases.values() if p["color"] == "purple")
     for now in (final_start, end - datetime.timedelta(seconds=1)):
         assert all(v15_is_active(p, phases, now, end) for p in phases.values())
+    filled = []
     for number, phase in sorted(phases.items()):
-        if phase["color"] != "green":
-            continue
         scores, _ = play_v15(files, phase, str(tmp_path / str(number)))
         keys = [key for key, _ in scores]
-        assert [label for label, columns in boards.items() if columns == keys] != []
+        filled.extend(label for label, columns in boards.items() if columns == keys)
+    assert sorted(filled) == sorted(list(boards) * 2)  # each board: its track's two phases
 
 
 # ---------------------------------------------------------------------------- Codabench
 
 
 def codabench_zip(dist, track):
-    files = read_zip(os.path.join(dist, platforms.codabench_zip_name(track)))
+    files = read_zip(os.path.join(dist, track, "codabench_competition.zip"))
     return files, yaml.safe_load(files["competition.yaml"])
 
 
@@ -392,12 +418,12 @@ def test_codabench_date_rules_as_modelled():
     assert validate_phase_ordering(touching) is None
 
 
-@pytest.mark.parametrize("track", TRACKS)
-def test_codabench_yaml_is_what_the_unpacker_reads(dist, track):
-    files, competition = codabench_zip(dist, track)
+def check_codabench_yaml(v2):
+    """(files, competition) of one track's Codabench zip: what V2Unpacker reads and accepts."""
+    files, competition = v2
     assert set(competition) <= V2_COMPETITION_KEYS, set(competition) - V2_COMPETITION_KEYS
     assert competition["version"] == 2
-    assert competition["docker_image"] == SOURCE["docker_image"]
+    assert competition["docker_image"]
     assert competition["enable_detailed_results"] is True  # models.Competition: False by default
     assert files[competition["image"]] and files[competition["terms"]].strip()
     for page in competition["pages"]:
@@ -419,14 +445,12 @@ def test_codabench_yaml_is_what_the_unpacker_reads(dist, track):
         parsed.append({"name": phase["name"], "start": get_datetime(phase["start"]),
                        "end": get_datetime(phase["end"])})
         # competitions/models.py, Phase.execution_time_limit: seconds (the unpacker reads no other name).
-        assert phase["execution_time_limit"] == SOURCE["execution_time_limit"]
+        assert isinstance(phase["execution_time_limit"], int) and phase["execution_time_limit"] > 0
         assert phase["hide_score_output"] is True and phase["hide_output"] is False
         assert phase["auto_migrate_to_this_phase"] is False
         assert len(phase["tasks"]) == 1 and set(phase["tasks"]) <= set(tasks)
         assert phase["starting_kit"] in files
     assert validate_phase_ordering(parsed) is None
-    assert parsed[0]["start"] == platforms.schedule(SOURCE)[0]
-    assert parsed[1]["end"] == platforms.schedule(SOURCE)[2]
     # base_unpacker._save_competition gives every phase leaderboards[0].
     assert len(competition["leaderboards"]) == 1
     board = competition["leaderboards"][0]
@@ -442,6 +466,18 @@ def test_codabench_yaml_is_what_the_unpacker_reads(dist, track):
         assert set(column) <= V2_COLUMN_KEYS
         assert len(column["key"]) <= 36 and len(column["title"]) <= 36  # Column: max_length=36
         assert column["sorting"] in ("asc", "desc")
+    return parsed
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codabench_yaml_is_what_the_unpacker_reads(dist, track):
+    files, competition = codabench_zip(dist, track)
+    parsed = check_codabench_yaml((files, competition))
+    assert competition["docker_image"] == SOURCE["docker_image"]
+    assert all(p["execution_time_limit"] == SOURCE["execution_time_limit"] for p in competition["phases"])
+    development_start, final_start, end = platforms.schedule(SOURCE)
+    assert [(p["start"], p["end"]) for p in parsed] == [(development_start, final_start - platforms.PHASE_GAP),
+                                                         (final_start, end)]
 
 
 def codabench_prediction_step(submission, workdir):
@@ -505,9 +541,11 @@ def scoring_result_for_participant(phase):
     return None if (phase["hide_output"] or phase["hide_score_output"]) else "scoring_result.zip"
 
 
-@pytest.mark.parametrize("track", TRACKS)
-def test_codabench_every_phase_scores_flat_and_wrapped_submissions(dist, track, tmp_path):
-    files, competition = codabench_zip(dist, track)
+def check_codabench_phases_score(v2, workdir):
+    """Every phase: its solution (the phase's sample), flat and zipped in a folder, through
+    the prediction and the scoring step, fills every column; the page is where the worker
+    looks; private/ only in the output that the phase hides."""
+    files, competition = v2
     tasks = dict((task["index"], task) for task in competition["tasks"])
     columns = [column["key"] for column in competition["leaderboards"][0]["columns"]]
     for phase in competition["phases"]:
@@ -516,20 +554,25 @@ def test_codabench_every_phase_scores_flat_and_wrapped_submissions(dist, track, 
         results = []
         for form, submission in (("flat", files[solution["path"]]),
                                  ("wrapped", wrapped(files[solution["path"]], "submission"))):
-            workdir = str(tmp_path / ("%d-%s" % (phase["index"], form)))
-            prediction = codabench_prediction_step(submission, workdir)
-            scores, output = codabench_scoring_step(files, task, prediction, workdir)
+            where = os.path.join(str(workdir), "%d-%s" % (phase["index"], form))
+            prediction = codabench_prediction_step(submission, where)
+            scores, output = codabench_scoring_step(files, task, prediction, where)
             # api/views/submissions.py, upload_submission_scores skips keys that are no column.
             assert list(scores) == columns, (phase["name"], form)
             assert all(math.isfinite(value) for value in scores.values())
             page = watched_page(output)
             assert page == os.path.join(output, "detailed_results.html")
             with open(page) as stream:
-                assert ">Detailed results</h1>" in stream.read()
+                assert "</html>" in stream.read()
             if os.path.isdir(os.path.join(output, "private")):
                 assert scoring_result_for_participant(phase) is None  # private/ is in that zip
             results.append(scores)
         assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codabench_every_phase_scores_flat_and_wrapped_submissions(dist, track, tmp_path):
+    check_codabench_phases_score(codabench_zip(dist, track), tmp_path)
 
 
 def test_platform_metadata_is_told_from_the_participants_file(tmp_path):
@@ -632,7 +675,7 @@ def test_final_reference_data_hide_the_ground_truth(dist):
     """No final phase ships public_details: true (the lines page would draw the hidden
     ground truth): check_public_details refuses it unless source.yaml marks the phase."""
     for track in TRACKS:
-        reference = read_zip(os.path.join(dist, "%s_final_reference.zip" % track))
+        reference = read_zip(os.path.join(dist, track, "%s_final_reference.zip" % track))
         config = yaml.safe_load(reference["track.yaml"])
         assert config.get("public_details") is not True, track
 
@@ -687,32 +730,21 @@ def test_schedule_refuses_dates_out_of_order():
     assert platforms.schedule(source)[1] == datetime.datetime(2026, 4, 2)
 
 
-def test_both_platforms_list_the_same_keys(dist):
-    for track in TRACKS:
-        _, v15 = codalab_zip(dist, track)
-        _, v2 = codabench_zip(dist, track)
-        assert list(v15["leaderboard"]["columns"]) == [c["key"] for c in v2["leaderboards"][0]["columns"]]
+def check_same_keys(v15, v2):
+    assert list(v15[1]["leaderboard"]["columns"]) == [c["key"] for c in v2[1]["leaderboards"][0]["columns"]]
 
 
-def test_starting_kits_never_hold_a_final_sample(dist):
-    """A final phase's sample submission predicts its hidden ground truth: every phase's
-    starting kit is the development sample, and the final one is only Codabench's
-    organizer-only solution."""
-    for track in TRACKS:
-        files, v15 = codalab_zip(dist, track)
-        kit = "sample_submission_%s.zip" % track
-        assert [p["starting_kit"] for p in v15["phases"].values()] == [kit, kit]
-        assert "sample_submission_%s_final.zip" % track not in files
-        _, v2 = codabench_zip(dist, track)
-        assert [p["starting_kit"] for p in v2["phases"]] == [kit, kit]
+def check_evaluation_page(v15):
+    files, competition = v15
+    page = files[competition["html"]["evaluation"]].decode("utf-8")
+    for key in competition["leaderboard"]["columns"]:
+        assert "<code>%s</code>" % key in page, key
 
 
-def test_evaluation_page_lists_every_column(dist):
-    for track in TRACKS:
-        files, competition = codalab_zip(dist, track)
-        page = files[competition["html"]["evaluation"]].decode("utf-8")
-        for key in competition["leaderboard"]["columns"]:
-            assert "<code>%s</code>" % key in page, key
+@pytest.mark.parametrize("track", TRACKS)
+def test_both_platforms_list_the_same_keys_and_the_page_explains_them(dist, track):
+    check_same_keys(codalab_zip(dist, track), codabench_zip(dist, track))
+    check_evaluation_page(codalab_zip(dist, track))
 
 
 def test_committed_competition_files_are_current():

@@ -1,6 +1,7 @@
 """The SVG charts: well-formed XML whatever the labels, axes with text, and marks where the
 numbers put them (areas and positions checked from the definitions, not from the code)."""
 
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -28,7 +29,22 @@ def plot_frame(root):
 
 
 def points(element):
-    return np.array([[float(v) for v in p.split(",")] for p in element.get("points").split()])
+    """The absolute vertices of a path drawn by charts.py: M x,y [V y] [l dx,dy ...] [V y] [Z]."""
+    out = []
+    for command, args in re.findall(r"([MVlZ])([^MVlZ]*)", element.get("d")):
+        numbers = [float(v) for v in re.findall(r"-?[0-9.]+", args)]
+        if command == "M":
+            out.append(numbers)
+        elif command == "V":
+            out.append([out[-1][0], numbers[0]])
+        elif command == "l":
+            for dx, dy in zip(numbers[0::2], numbers[1::2]):
+                out.append([out[-1][0] + dx, out[-1][1] + dy])
+    return np.array(out)
+
+
+def curves(root, colour):
+    return [p for p in root.iter(NS + "path") if p.get("stroke") == colour]
 
 
 def shoelace(xy):
@@ -58,8 +74,16 @@ def test_precision_recall_shades_exactly_the_ap_area():
     ap = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2))
     root = parse(charts.precision_recall(recall, precision, envelope, "c", ap=ap))
     left, top, right, bottom = plot_frame(root)
-    shaded = shoelace(points(root.find(NS + "polygon")))
+    area = [p for p in root.iter(NS + "path") if p.get("class") == "area"][0]
+    shaded = shoelace(points(area))
     assert shaded / ((right - left) * (bottom - top)) == pytest.approx(ap, abs=0.005)
+    blue = points(curves(root, charts.BLUE)[0])  # the monotone curve through (0, p*_1), (r_i, p*_i)
+    expected = [(x, y) for x, y in zip(xs, ys)]
+    expected = [p for i, p in enumerate(expected) if i == 0 or p != expected[i - 1]]
+    assert len(blue) == len(expected)
+    for (px, py), (x, y) in zip(blue, expected):
+        assert (px - left) / (right - left) == pytest.approx(x, abs=0.004)
+        assert (bottom - py) / (bottom - top) == pytest.approx(y, abs=0.004)
     all_text = texts(root)
     for axis_text in ("recall (fraction of positives found)", "precision", "0.0", "1.0", "raw precision",
                       "monotone precision"):
@@ -73,12 +97,11 @@ def test_long_curves_are_thinned_but_keep_their_extremes():
     precision = rng.uniform(size=20000)
     svg = charts.precision_recall(recall, precision, np.maximum.accumulate(precision[::-1])[::-1], "big")
     root = parse(svg)
-    raw = [p for p in root.iter(NS + "polyline") if p.get("stroke") == charts.GREY][0]
-    drawn = points(raw)
+    drawn = points(curves(root, charts.GREY)[0])
     assert len(drawn) < 4 * 300  # about four points per pixel column at most
     left, top, right, bottom = plot_frame(root)
     assert drawn[:, 1].min() == pytest.approx(top, abs=1)  # precision near 1 still reaches the top
-    assert len(svg) < 40000
+    assert len(svg) < 20000
 
 
 def test_forest_places_each_point_and_interval_on_its_row():

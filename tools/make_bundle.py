@@ -1,6 +1,6 @@
 """Build competitions from an organizer's folder: python3 tools/make_bundle.py [options] (`make bundle`).
 
-    python3 tools/make_bundle.py --competition DIR --out DIST [--multi-track]
+    python3 tools/make_bundle.py --competition DIR --out DIST [--together]
     python3 tools/make_bundle.py                  # the demo competition, from input/
     python3 tools/make_bundle.py --check          # the committed demo yaml files are current
 
@@ -14,19 +14,16 @@ DIR, the organizer's competition folder, holds:
   source.yaml                optional: title, description, dates, phases, pages, each
                              track's title and column labels; every field has a default
 
-Every track is a competition of its own on each platform (tools/platforms.py writes
-them): DIST/codalab_<track>.zip (Codalab v1.5), DIST/codabench_<track>.zip (Codabench),
-the zips they hold, and DIST/starting_kit_<track>.zip (and _final) for participants.
-With --multi-track, also every track in one v1.5 competition. The organizer's files go
-into the reference zips byte for byte; nothing else is read (the demo alone generates
-its final phase, in a temporary competition folder). The demo also rewrites its
-committed yaml files, competition/codalab/<track>.yaml and competition/codabench/<track>.yaml.
+By default every track is its own competition, in DIST/<track dir>/: competition.zip
+(Codalab v1.5), codabench_competition.zip (Codabench), and beside them the zips they
+hold and the starting kits. With --together, all tracks form one competition in DIST/.
+The organizer's files go into the reference zips byte for byte; nothing else is read
+(the demo competition alone generates its final phase, in a temporary folder).
 """
 
 import argparse
 import copy
 import datetime
-import inspect
 import io
 import json
 import os
@@ -41,16 +38,17 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (MULTI_TRACK_ZIP, PAGE_NAMES, STAGES, BundleError, codabench_warnings,  # noqa: E402
-                       codabench_zip_name, codalab_zip_name, column_label, competition_zips, leaderboard_title,
-                       schedule, sorting, tracks_of, tree_entries, yaml_texts, zip_entries)
+from platforms import (PAGE_NAMES, STAGES, codabench_competition, codabench_files,  # noqa: E402
+                       codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
+                       column_label, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
+                       zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
 from scoring.options import parse_options  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
-COMMITTED_YAML = os.path.join(ROOT, "competition")  # the demo's yaml: <platform>/<track>.yaml
+COMMITTED_YAML = os.path.join(ROOT, "competition")  # <platform>/<track>.yaml: the demo's competitions
 FINAL_SEED = 4051  # the demo's final phase: its sample generator under another seed
 PARTICIPANT_DOCS = os.path.join(ROOT, "docs", "participants")
 
@@ -82,6 +80,10 @@ DEFAULTS = {
     "numeric_format": 4,
 }
 SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
+
+
+class BuildError(Exception):
+    """The organizer's folder or source cannot be built; one sentence saying what to fix."""
 
 
 class Phase(object):
@@ -119,7 +121,7 @@ def read_yaml(path):
         with open(path, "rb") as stream:
             return yaml.safe_load(stream) or {}
     except (OSError, yaml.YAMLError) as error:
-        raise BundleError("%s cannot be read as YAML (%s)." % (path, str(error).splitlines()[0]))
+        raise BuildError("%s cannot be read as YAML (%s)." % (path, str(error).splitlines()[0]))
 
 
 def default_dates(today=None):
@@ -133,10 +135,10 @@ def complete_source(raw, path, tracks):
     """The source with every field present: the organizer's values, else defaults derived
     from the data. tracks is [(dir, kind)]."""
     if not isinstance(raw, dict):
-        raise BundleError("%s must be a mapping (title: ..., dates: ...)." % path)
+        raise BuildError("%s must be a mapping (title: ..., dates: ...)." % path)
     unknown = sorted(set(raw) - set(SOURCE_FIELDS))
     if unknown:
-        raise BundleError("%s has the unknown field %r; the fields are %s."
+        raise BuildError("%s has the unknown field %r; the fields are %s."
                          % (path, unknown[0], ", ".join(SOURCE_FIELDS)))
     source = copy.deepcopy(DEFAULTS)
     for name, value in raw.items():
@@ -151,7 +153,7 @@ def complete_source(raw, path, tracks):
     given = raw.get("tracks") or {}
     unknown = sorted(set(given) - set(d for d, _ in tracks))
     if unknown:
-        raise BundleError("%s names the track %r under tracks, which is not a folder of development/ (%s)."
+        raise BuildError("%s names the track %r under tracks, which is not a folder of development/ (%s)."
                          % (path, unknown[0], ", ".join(d for d, _ in tracks)))
     source["tracks"] = {}
     for directory, kind in tracks:
@@ -165,17 +167,29 @@ def complete_source(raw, path, tracks):
     source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
     dates = default_dates()
     dates.update(raw.get("dates") or {})
+    if not dates["development"] < dates["final"] < dates["end"]:
+        raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
+                         % (path, dates["development"], dates["final"], dates["end"]))
     source["dates"] = dates
-    schedule(source)  # refuses dates out of order
     pages = raw.get("pages") or {}
     unknown = sorted(set(pages) - set(PAGE_NAMES))
     if unknown:
-        raise BundleError("%s has the page %r; the pages are %s." % (path, unknown[0], ", ".join(PAGE_NAMES)))
+        raise BuildError("%s has the page %r; the pages are %s." % (path, unknown[0], ", ".join(PAGE_NAMES)))
     source["pages"] = dict((name, os.path.join(os.path.dirname(path), file)) for name, file in pages.items())
     for name, file in source["pages"].items():
         if not os.path.isfile(file):
-            raise BundleError("%s: the %s page %s does not exist." % (path, name, file))
+            raise BuildError("%s: the %s page %s does not exist." % (path, name, file))
     return source
+
+
+def track_source(source, directory):
+    """The source of a one-track competition: its title and description unless given."""
+    one = copy.deepcopy(source)
+    one["tracks"] = {directory: source["tracks"][directory]}
+    if len(source["tracks"]) > 1:
+        one["title"] = "%s: %s" % (source["title"], source["tracks"][directory]["title"])
+        one["description"] = source["tracks"][directory]["description"]
+    return one
 
 
 # ---------------------------------------------------------------------------- the organizer's folder
@@ -196,7 +210,7 @@ def stage_tracks(competition, stage):
     """{dir: kind} of the track folders of competition/<stage>/ (those with a track.yaml)."""
     folder = os.path.join(competition, stage)
     if not os.path.isdir(folder):
-        raise BundleError("%s does not exist; a competition folder holds development/<track dir>/ and "
+        raise BuildError("%s does not exist; a competition folder holds development/<track dir>/ and "
                          "final/<track dir>/, each with its track.yaml and reference data." % folder)
     found = {}
     for name in layout.visible_entries(folder):
@@ -208,23 +222,23 @@ def stage_tracks(competition, stage):
 
 def load_competition(competition, work):
     """(source, phases): the organizer's folder read, sample submissions found or written
-    into work. Raises BundleError or the scoring program's ReferenceDataError."""
+    into work. Raises BuildError or the scoring program's ReferenceDataError."""
     development = stage_tracks(competition, "development")
     if not development:
-        raise BundleError("%s/development/ holds no track folder with a track.yaml (e.g. "
+        raise BuildError("%s/development/ holds no track folder with a track.yaml (e.g. "
                          "development/mytrack/track.yaml saying 'track: lines')." % competition)
     final = stage_tracks(competition, "final")
     for directory, kind in sorted(development.items()):
         if directory not in final:
-            raise BundleError("%s has no final-phase data for track %s: put its reference data in %s (same layout "
+            raise BuildError("%s has no final-phase data for track %s: put its reference data in %s (same layout "
                              "as development/%s/); the development data are never reused for the final phase."
                              % (competition, directory, os.path.join(competition, "final", directory), directory))
         if final[directory] != kind:
-            raise BundleError("final/%s/track.yaml says track: %s but development/%s/track.yaml says %s; a track "
+            raise BuildError("final/%s/track.yaml says track: %s but development/%s/track.yaml says %s; a track "
                              "keeps its kind in both phases." % (directory, final[directory], directory, kind))
     extra = sorted(set(final) - set(development))
     if extra:
-        raise BundleError("%s/final/%s/ has no development phase: add development/%s/ or remove it."
+        raise BuildError("%s/final/%s/ has no development phase: add development/%s/ or remove it."
                          % (competition, extra[0], extra[0]))
     source_path = os.path.join(competition, "source.yaml")
     raw = read_yaml(source_path) if os.path.exists(source_path) else {}
@@ -246,7 +260,7 @@ def load_competition(competition, work):
         dev, fin = stage_phases
         if dev.keys != fin.keys:
             only = [k for k in dev.keys if k not in fin.keys] or [k for k in fin.keys if k not in dev.keys]
-            raise BundleError("The final phase of track %s writes other keys than its development phase (e.g. %s); "
+            raise BuildError("The final phase of track %s writes other keys than its development phase (e.g. %s); "
                              "one leaderboard needs the same columns in both: give both phases the same subsets, "
                              "manuscripts or options." % (directory, only[0] if only else "their order"))
         phases.extend(stage_phases)
@@ -266,11 +280,9 @@ def demo_competition(input_dir, work):
         res = os.path.join(input_dir, "res", track.rel)
         if os.path.isdir(res):
             shutil.copytree(res, os.path.join(folder, "starting_kit", name))
-        make = generators[track.kind].make
-        options = {"seed": FINAL_SEED}
-        if "public_details" in inspect.signature(make).parameters:
-            options["public_details"] = False  # a final phase never shows per-item ground truth
-        make(os.path.join(folder, "final", name), os.path.join(work, "demo-final-res", name), **options)
+        # public_details=False: a final phase never draws its hidden ground truth (platforms.check_public_details)
+        generators[track.kind].make(os.path.join(folder, "final", name), os.path.join(work, "demo-final-res", name),
+                                    seed=FINAL_SEED, **({"public_details": False} if track.kind == "lines" else {}))
     shutil.copy(DEMO_SOURCE, os.path.join(folder, "source.yaml"))
     return folder
 
@@ -388,34 +400,31 @@ def write(path, data):
 # ---------------------------------------------------------------------------- the build
 
 
-def common_files(source, phases, program):
-    """The files every competition zip of these phases holds: logo, pages, program."""
+def write_competition(dist, source, phases, program):
+    """One competition (its tracks' phases) into dist: both platforms' zips, the zips they
+    hold, and each phase's starting kit. Several tracks make no Codabench competition
+    (platforms.codabench_refusal says why); then only competition.zip is written."""
+    codalab_text = dump_yaml(codalab_competition(source, phases))
+    codabench_text = None if codabench_refusal(phases) else dump_yaml(codabench_competition(source, phases))
     html = pages(source, phases)
     common = [(source["logo"], logo_png(source["title"]))]
     common += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
     common.append(("scoring_program.zip", program))
-    return common
+    os.makedirs(dist, exist_ok=True)
+    write(os.path.join(dist, "scoring_program.zip"), program)
+    for phase in phases:
+        write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
+        write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
+        write(os.path.join(dist, phase.kit_zip), starting_kit_zip(source, phase))
+    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases)))
+    if codabench_text is not None:
+        write(os.path.join(dist, "codabench_competition.zip"),
+              zip_entries(codabench_files(codabench_text, common, phases)))
 
 
-def load_source(competition=None):
-    """The completed source of a competition folder (default: the demo's)."""
-    if competition is None:
-        tracks = [(name, kind) for name, kind, _, _ in sample_tracks(os.path.join(ROOT, "input"))]
-        return complete_source(read_yaml(DEMO_SOURCE), DEMO_SOURCE, tracks)
-    path = os.path.join(competition, "source.yaml")
-    found = stage_tracks(competition, "development")
-    return complete_source(read_yaml(path) if os.path.exists(path) else {}, path, sorted(found.items()))
-
-
-def committed_path(platform, name):
-    """Where the demo's yaml of one competition is committed: competition/<platform>/<track>.yaml."""
-    return os.path.join(COMMITTED_YAML, platform, name + ".yaml")
-
-
-def build(dist, competition=None, update_committed=False, multi_track=False):
-    """Write the bundle of a competition folder (default: the demo, from input/) into dist,
-    emptied first; returns the manifest. With update_committed (the demo only), the
-    per-track yaml files under competition/codalab/ and competition/codabench/ are rewritten."""
+def build(dist, competition=None, together=False):
+    """Write the bundle into dist (emptied first); returns the manifest. Without
+    competition, the demo from input/."""
     if os.path.isdir(dist):
         shutil.rmtree(dist)
     os.makedirs(dist)
@@ -423,82 +432,74 @@ def build(dist, competition=None, update_committed=False, multi_track=False):
     try:
         folder = competition or demo_competition(os.path.join(ROOT, "input"), work)
         source, phases = load_competition(folder, work)
-        texts = yaml_texts(source, phases, multi_track)
-        if update_committed and competition is None:
-            write_committed(texts)
         program = scoring_program_zip()
-        write(os.path.join(dist, "scoring_program.zip"), program)
-        for phase in phases:
-            write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
-            write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
-            write(os.path.join(dist, phase.kit_zip), starting_kit_zip(source, phase))
-        for track in tracks_of(phases):  # each competition gets the pages of its track
-            mine = dict((key, text) for key, text in texts.items() if key[1] == track.name)
-            common = common_files(source, [p for p in phases if p.name == track.name], program)
-            for zip_name, entries in sorted(competition_zips(mine, common, phases).items()):
-                write(os.path.join(dist, zip_name), zip_entries(entries))
-        if multi_track:
-            together = dict((key, text) for key, text in texts.items() if key[1] == "all_tracks")
-            for zip_name, entries in competition_zips(together, common_files(source, phases, program),
-                                                      phases).items():
-                write(os.path.join(dist, zip_name), zip_entries(entries))
+        competitions = []
+        if together:
+            write_competition(dist, source, phases, program)
+            competitions.append(("", phases))
+        else:
+            for track in tracks_of(phases):
+                mine = [p for p in phases if p.name == track.name]
+                write_competition(os.path.join(dist, track.name), track_source(source, track.name), mine, program)
+                competitions.append((track.name, mine))
         manifest = {
-            "competitions": dict(
-                (track.name, {"codalab": codalab_zip_name(track.name), "codabench": codabench_zip_name(track.name)})
-                for track in tracks_of(phases)),
-            "scoring_program": "scoring_program.zip",
-            "phases": [
-                {"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
-                 "reference_data": (os.path.join(folder_name(competition), p.stage, p.name) if competition
-                                    else "input/ref/%s" % p.name if p.stage == "development"
-                                    else "the demo's sample generator, seed %d" % FINAL_SEED),
-                 "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
-                 "keys": p.keys}
-                for p in phases
+            "competitions": [
+                {"folder": folder_name, "codalab": "competition.zip",
+                 "codabench": None if codabench_refusal(mine) else "codabench_competition.zip",
+                 "codabench_refusal": codabench_refusal(mine),
+                 "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
+                             "reference_data": os.path.relpath(p.ref_dir, folder) if competition else p.ref_dir,
+                             "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
+                             "keys": p.keys} for p in mine]}
+                for folder_name, mine in competitions
             ],
             "warnings": codabench_warnings(source),
         }
-        if multi_track:
-            manifest["multi_track"] = {"codalab": MULTI_TRACK_ZIP}
+        if competition is None:
+            for entry in manifest["competitions"]:
+                for phase in entry["phases"]:
+                    phase["reference_data"] = ("input/ref/%s" % phase["track"] if phase["stage"] == "development"
+                                               else "generated by the demo's sample generator, seed %d" % FINAL_SEED)
         write(os.path.join(dist, "manifest.json"), json.dumps(manifest, indent=1).encode("utf-8"))
         return manifest
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def folder_name(competition):
-    return os.path.basename(os.path.normpath(competition))
+def committed_path(platform, track):
+    return os.path.join(COMMITTED_YAML, platform, track + ".yaml")
 
 
-def demo_texts():
-    """{(platform, track): yaml text} of the demo's per-track competitions."""
+def generate():
+    """{committed path: yaml text}: the demo's competition of each track, on each platform."""
     work = tempfile.mkdtemp(prefix="bundle-")
     try:
         source, phases = load_competition(demo_competition(os.path.join(ROOT, "input"), work), work)
-        return yaml_texts(source, phases)
+        texts = {}
+        for track in tracks_of(phases):
+            mine = [p for p in phases if p.name == track.name]
+            one = track_source(source, track.name)
+            texts[committed_path("codalab", track.name)] = dump_yaml(codalab_competition(one, mine))
+            texts[committed_path("codabench", track.name)] = dump_yaml(codabench_competition(one, mine))
+        return texts
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def write_committed(texts):
+def committed_files():
+    found = []
     for platform in ("codalab", "codabench"):
         folder = os.path.join(COMMITTED_YAML, platform)
         if os.path.isdir(folder):
-            shutil.rmtree(folder)
-        os.makedirs(folder)
-    for (platform, name), text in texts.items():
-        if name != "all_tracks":
-            write(committed_path(platform, name), text.encode("utf-8"))
+            found += [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
+    return found
 
 
 def check():
-    """True if the committed demo yaml files are exactly what the sources give now."""
-    texts = demo_texts()
+    """True if the committed yaml files are exactly what the demo's sources give now."""
+    texts = generate()
     same = True
-    expected = set()
-    for (platform, name), text in sorted(texts.items()):
-        path = committed_path(platform, name)
-        expected.add(path)
+    for path, text in sorted(texts.items()):
         current = None
         if os.path.isfile(path):
             with open(path) as stream:
@@ -506,21 +507,28 @@ def check():
         if current != text:
             print("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
             same = False
-    for platform in ("codalab", "codabench"):
-        folder = os.path.join(COMMITTED_YAML, platform)
-        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-            if os.path.join(folder, name) not in expected:
-                print("%s is no competition of the sources any more; run `make bundle`." % os.path.join(folder, name))
-                same = False
+    for path in committed_files():
+        if path not in texts:
+            print("%s is no competition of the demo any more; run `make bundle`." % path)
+            same = False
     return same
+
+
+def write_committed():
+    texts = generate()
+    for path in committed_files():
+        if path not in texts:
+            os.remove(path)
+    for path, text in texts.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write(path, text.encode("utf-8"))
 
 
 def main(argv):
     parser = argparse.ArgumentParser(prog="make_bundle.py", description=__doc__.splitlines()[0])
     parser.add_argument("--competition", help="the organizer's competition folder (default: the demo, from input/)")
     parser.add_argument("--out", default=os.path.join(ROOT, "dist"), help="where to write (emptied first)")
-    parser.add_argument("--multi-track", action="store_true",
-                        help="also every track in one Codalab v1.5 competition (%s)" % MULTI_TRACK_ZIP)
+    parser.add_argument("--together", action="store_true", help="all tracks in one competition")
     parser.add_argument("--check", action="store_true", help="only check the committed demo yaml files")
     parser.add_argument("dist", nargs="?", help=argparse.SUPPRESS)
     args = parser.parse_args(argv[1:])
@@ -528,20 +536,25 @@ def main(argv):
         return 0 if check() else 1
     dist = args.dist or args.out
     try:
-        manifest = build(dist, args.competition, update_committed=args.competition is None,
-                         multi_track=args.multi_track)
-    except ScoringError as error:
-        sys.stderr.write("%s\n" % error.sentence)
+        manifest = build(dist, args.competition, args.together)
+        if args.competition is None:  # the committed yaml files: the demo's competitions
+            write_committed()
+    except (BuildError, ScoringError) as error:
+        sys.stderr.write("%s\n" % getattr(error, "sentence", error))
         return 2
-    for phase in manifest["phases"]:
-        print("%-16s %-12s %d keys, reference %s, sample: %s"
-              % (phase["track"], phase["stage"], len(phase["keys"]), phase["reference_data"], phase["sample"]))
-    for track, zips in sorted(manifest["competitions"].items()):
-        print("%-16s Codalab v1.5: %s, Codabench: %s, starting kit: starting_kit_%s.zip"
-              % (track, zips["codalab"], zips["codabench"], track))
+    for entry in manifest["competitions"]:
+        where = os.path.join(dist, entry["folder"])
+        for phase in entry["phases"]:
+            print("%-16s %-12s %d keys, sample: %s"
+                  % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
+        if entry["codabench"]:
+            print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
+                  % os.path.normpath(where))
+        else:
+            print("competition written to %s (competition.zip: Codalab v1.5; no Codabench zip: %s)"
+                  % (os.path.normpath(where), entry["codabench_refusal"]))
     for warning in manifest["warnings"]:
         print("warning: " + warning)
-    print("bundle written to %s" % os.path.normpath(dist))
     return 0
 
 

@@ -190,6 +190,12 @@ def check_public_details(source, phases):
                 "(phases: final: public_details: true)." % phase.name)
 
 
+def check_competition(source, phases):
+    """What must hold before either platform's yaml is written."""
+    check_keys(phases)
+    check_public_details(source, phases)
+
+
 def tracks_of(phases):
     """Track names in phase order, each with its development phase."""
     return [phase for phase in phases if phase.stage == "development"]
@@ -226,7 +232,7 @@ def codalab_columns(source, phase, leaderboard):
     return columns
 
 
-def codalab_phase(source, phase, number, start, label, starting_kit):
+def codalab_phase(source, phase, number, start, label):
     """One v1.5 phase: the keys are CompetitionPhase fields (apps/web/models.py,
     CompetitionDefBundle.unpack passes the mapping to CompetitionPhase.objects.get_or_create);
     execution_time_limit is in seconds (CompetitionPhase.execution_time_limit)."""
@@ -244,7 +250,7 @@ def codalab_phase(source, phase, number, start, label, starting_kit):
         "auto_migration": False,
         "scoring_program": "scoring_program.zip",
         "reference_data": phase.reference_zip,
-        "starting_kit": starting_kit,
+        "starting_kit": phase.submission_zip,
     }
 
 
@@ -266,21 +272,24 @@ def codalab_base(source, title, end):
     }
 
 
-def codalab_competition(source, phases, track_name):
-    """The Codalab v1.5 competition.yaml of one track: phase 1 development, phase 2 final.
+def codalab_competition(source, phases):
+    """The Codalab v1.5 competition.yaml of these phases as a mapping: one track's
+    (phase 1 development, phase 2 final) or, for several tracks, every track side by side.
 
     CompetitionPhase.is_active: a phase is open from its start_date until the next phase
     number starts, the last one until the competition's end_date.
     """
+    check_competition(source, phases)
+    tracks = tracks_of(phases)
+    if len(tracks) > 1:
+        return codalab_multi_track_competition(source, phases)
     development_start, final_start, end = schedule(source)
-    development, final = phases_of(phases, track_name)
-    title = leaderboard_title(source, track_name)
-    competition = codalab_base(source, "%s: %s" % (source["title"], title), end)
+    development, final = phases_of(phases, tracks[0].name)
+    title = leaderboard_title(source, development.name)
+    competition = codalab_base(source, source["title"], end)
     competition["phases"] = {
-        1: codalab_phase(source, development, 1, development_start, source["phases"]["development"]["label"],
-                         development.submission_zip),
-        2: codalab_phase(source, final, 2, final_start, source["phases"]["final"]["label"],
-                         development.submission_zip),
+        1: codalab_phase(source, development, 1, development_start, source["phases"]["development"]["label"]),
+        2: codalab_phase(source, final, 2, final_start, source["phases"]["final"]["label"]),
     }
     leaderboard = {"label": fit(title, CODALAB_MAX_LABEL, "The leaderboard title"), "rank": 1}
     competition["leaderboard"] = {
@@ -291,7 +300,7 @@ def codalab_competition(source, phases, track_name):
 
 
 def codalab_multi_track_competition(source, phases):
-    """One v1.5 competition for every track (make_bundle.py --multi-track).
+    """One v1.5 competition for every track (make_bundle.py --together).
 
     v1.5 links every leaderboard to every phase (CompetitionDefBundle.unpack creates a
     SubmissionResultGroupPhase per phase and leaderboard) and ranks a phase's own
@@ -312,8 +321,7 @@ def codalab_multi_track_competition(source, phases):
             start = final_start
         else:
             start = development_start if number == 1 else end
-        kit = phases_of(phases, phase.name)[0].submission_zip
-        spec = codalab_phase(source, phase, number, start, "%s: %s" % (title, settings["label"]), kit)
+        spec = codalab_phase(source, phase, number, start, "%s: %s" % (title, settings["label"]))
         if phase.stage == "development":
             spec["phase_never_ends"] = True
         numbered[number] = spec
@@ -336,7 +344,7 @@ def codabench_date(moment):
     return moment.strftime(DATE_FORMAT)
 
 
-def codabench_phase(source, phase, index, start, end, starting_kit):
+def codabench_phase(source, phase, index, start, end):
     """One Codabench phase: the keys competitions/unpackers/v2.py, V2Unpacker._unpack_phases
     reads. execution_time_limit is in seconds (competitions/models.py, Phase); hide_score_output
     keeps the scoring output zip, which holds private/, from participants
@@ -356,15 +364,39 @@ def codabench_phase(source, phase, index, start, end, starting_kit):
         "hide_output": False,
         "hide_prediction_output": False,
         "hide_score_output": True,
-        "starting_kit": starting_kit,
+        "starting_kit": phase.submission_zip,
         "tasks": [index],
     }
 
 
-def codabench_competition(source, phases, track_name):
+def codabench_refusal(phases):
+    """Why these phases cannot be one Codabench competition, or None.
+
+    Codabench gives every phase the competition's first leaderboard
+    (competitions/unpackers/base_unpacker.py, _save_competition), ranks it by one primary
+    column (api/serializers/leaderboards.py, LeaderboardPhaseSerializer.get_submissions)
+    and refuses phases that overlap (_validate_phase_ordering): tracks running side by side
+    would be ranked by the first track's primary column, whose empty values PostgreSQL
+    puts first.
+    """
+    tracks = tracks_of(phases)
+    if len(tracks) > 1:
+        return ("Codabench ranks every phase of a competition on one leaderboard by one primary column, and "
+                "its phases cannot overlap, so %d tracks side by side would be ranked by one track's score; "
+                "upload each track's own competition (make_bundle.py without --together) to Codabench."
+                % len(tracks))
+    return None
+
+
+def codabench_competition(source, phases):
     """The Codabench competition.yaml (version 2) of one track: a development phase that ends
     PHASE_GAP before the final phase starts, one task per phase (the track at the root of its
     reference data, as on v1.5), one leaderboard ranked by the track's primary key."""
+    check_competition(source, phases)
+    refusal = codabench_refusal(phases)
+    if refusal:
+        raise BundleError(refusal)
+    track_name = tracks_of(phases)[0].name
     development_start, final_start, end = schedule(source)
     development, final = phases_of(phases, track_name)
     title = leaderboard_title(source, track_name)
@@ -395,7 +427,7 @@ def codabench_competition(source, phases, track_name):
     } for index, key in enumerate(development.keys)]
     competition = {
         "version": 2,
-        "title": "%s: %s" % (source["title"], title),
+        "title": source["title"],
         "description": source["description"],
         "image": source["logo"],
         "docker_image": source["docker_image"],
@@ -404,9 +436,8 @@ def codabench_competition(source, phases, track_name):
         "terms": "terms.html",
         "pages": [{"title": name.capitalize(), "file": name + ".html"} for name in PAGE_NAMES],
         "phases": [
-            codabench_phase(source, development, 0, development_start, final_start - PHASE_GAP,
-                            development.submission_zip),
-            codabench_phase(source, final, 1, final_start, end, development.submission_zip),
+            codabench_phase(source, development, 0, development_start, final_start - PHASE_GAP),
+            codabench_phase(source, final, 1, final_start, end),
         ],
         "tasks": tasks,
         "solutions": solutions,
@@ -480,53 +511,17 @@ def tree_entries(directory, prefix=""):
     return sorted(entries)
 
 
-def competition_files(yaml_text, common, phases, solutions):
+def competition_files(yaml_text, common, phases):
     """The entries of a competition zip (either platform): its yaml (the only name holding
     '.yaml': v1.5 reads the first such name), the common files (logo, pages, scoring
-    program), each phase's reference data, the development sample submission (the starting
-    kit of every phase: a final phase's sample predicts its hidden ground truth) and, with
-    solutions (Codabench's organizer-only solutions), the final one too."""
+    program), and each phase's reference data (the track at the root, as both platforms'
+    workers unzip it into input/ref) and sample submission."""
     entries = [("competition.yaml", yaml_text.encode("utf-8"))] + list(common)
     for phase in phases:
-        entries.append((phase.reference_zip, zip_entries(tree_entries(phase.ref_dir))))
-        if phase.stage == "development" or solutions:
-            entries.append((phase.submission_zip, zip_entries(tree_entries(phase.res_dir))))
+        entries += [(phase.reference_zip, zip_entries(tree_entries(phase.ref_dir))),
+                    (phase.submission_zip, zip_entries(tree_entries(phase.res_dir)))]
     return entries
 
 
-def codalab_zip_name(track_name):
-    return "codalab_%s.zip" % track_name
-
-
-def codabench_zip_name(track_name):
-    return "codabench_%s.zip" % track_name
-
-
-MULTI_TRACK_ZIP = "codalab_all_tracks.zip"
-
-
-def yaml_texts(source, phases, multi_track=False):
-    """{(platform, name): yaml text}: one v1.5 and one Codabench competition per track, and
-    the v1.5 competition of every track when multi_track."""
-    check_keys(phases)
-    check_public_details(source, phases)
-    texts = {}
-    for phase in tracks_of(phases):
-        texts[("codalab", phase.name)] = dump_yaml(codalab_competition(source, phases, phase.name))
-        texts[("codabench", phase.name)] = dump_yaml(codabench_competition(source, phases, phase.name))
-    if multi_track:
-        texts[("codalab", "all_tracks")] = dump_yaml(codalab_multi_track_competition(source, phases))
-    return texts
-
-
-def competition_zips(texts, common, phases):
-    """{zip name: entries} of every competition in texts."""
-    zips = {}
-    for (platform, name), text in sorted(texts.items()):
-        if name == "all_tracks":
-            zips[MULTI_TRACK_ZIP] = competition_files(text, common, phases, False)
-            continue
-        chosen = phases_of(phases, name)
-        zip_name = codalab_zip_name(name) if platform == "codalab" else codabench_zip_name(name)
-        zips[zip_name] = competition_files(text, common, chosen, platform == "codabench")
-    return zips
+codalab_files = competition_files
+codabench_files = competition_files
