@@ -79,6 +79,8 @@ def inner_zip(submission):
 
 
 def _looks_like_events(path):
+    if os.path.islink(path) or not os.path.isfile(path):  # never open a link, a FIFO or a device
+        return False
     try:
         with open(path, "rb") as stream:
             head = stream.read(256).decode("utf-8", "replace").lstrip("\ufeff").strip().splitlines()
