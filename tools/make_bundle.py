@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (PAGE_NAMES, STAGES, codabench_competition, codabench_files,  # noqa: E402
-                       codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
+from platforms import (PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
+                       codabench_files, codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
                        column_label, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
                        zip_entries)
 from scoring import layout, public  # noqa: E402
@@ -166,7 +166,15 @@ def complete_source(raw, path, tracks):
     source.setdefault("title", ", ".join(titles))
     source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
     dates = default_dates()
-    dates.update(raw.get("dates") or {})
+    given_dates = raw.get("dates") or {}
+    if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
+        raise BuildError("%s: dates must be a mapping of development, final and end (UTC), e.g. "
+                         "'final: 2026-04-01 00:00:00'." % path)
+    for name, value in given_dates.items():
+        try:
+            dates[name] = as_datetime(value, "dates: " + name)
+        except BundleError as error:
+            raise BuildError("%s: %s" % (path, str(error).split(": ", 1)[1]))
     if not dates["development"] < dates["final"] < dates["end"]:
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
