@@ -463,7 +463,7 @@ def codabench_warnings(source):
         warnings.append(
             "execution_time_limit is %d s but Codabench's default queue caps a run at %d s "
             "(competitions/tasks.py, MAX_EXECUTION_TIME_LIMIT); name your own queue's vhost as "
-            "codabench_queue in competition/source.yaml to keep the whole limit."
+            "codabench_queue in the competition's source.yaml to keep the whole limit."
             % (time_limit(source), CODABENCH_DEFAULT_QUEUE_LIMIT))
     return warnings
 
