@@ -6,9 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: score test lint sample bench clean
-.PHONY: bundle test-floor
-
-FLOOR := .venv-floor
+.PHONY: bundle test-floor test-suite
 
 $(BIN)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -24,12 +22,16 @@ $(BIN)/.dev: $(BIN)/.runtime requirements-dev.txt
 score: $(BIN)/.runtime
 	$(BIN)/python program/evaluate.py input output
 
-## test: install the test tools and run the whole suite
+## test: install the test tools, lint, and run the whole suite in .venv and, side by side,
+## under the floors (test-floor)
 test: $(BIN)/.dev
 	$(BIN)/ruff check program tests tools bench
 	$(BIN)/vermin --no-tips --violations -t=3.7- program
+	@$(MAKE) --no-print-directory -j3 test-suite test-floor
+
+## test-suite: the whole suite in .venv (the current stack)
+test-suite: $(BIN)/.dev
 	$(BIN)/python -m pytest -q --timeout=600 tests
-	$(MAKE) --no-print-directory test-floor
 
 ## sample: regenerate the sample phase in input/ from its generators
 sample: $(BIN)/.runtime
@@ -39,21 +41,25 @@ sample: $(BIN)/.runtime
 bench: $(BIN)/.dev
 	$(BIN)/python bench/run.py
 
-## bundle: the competition zips and starting kits under dist/, competition.yaml regenerated
+## bundle: the competitions (zips and starting kits) under dist/: COMPETITION=DIR for an
+## organizer's folder, else the demo from input/ (competition.yaml regenerated)
 bundle: $(BIN)/.runtime
-	$(BIN)/python tools/make_bundle.py dist
+	$(BIN)/python tools/make_bundle.py --out dist $(if $(COMPETITION),--competition "$(COMPETITION)")
 
-$(FLOOR)/.floor: requirements-floor.txt tests/floor/pillow6_bool_refs.pth
-	$(PYTHON) -m venv $(FLOOR)
-	$(FLOOR)/bin/python -m pip install --quiet --upgrade pip
-	$(FLOOR)/bin/python -m pip install --quiet -r requirements-floor.txt
-	cp tests/floor/pillow6_bool_refs.pth "$$($(FLOOR)/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+# The floors: .venv-py37 and .venv-py312, each the pins of one Codalab image under the
+# Python that image has (found by tests/floor/find-python on PATH or under pyenv).
+.venv-py%/.floor: requirements-py%.txt
+	@version=$$(echo $* | sed 's/^3/3./'); python=$$(tests/floor/find-python $$version); \
+	test -n "$$python" || { echo "No Python $$version found on PATH or under pyenv." >&2; exit 1; }; \
+	rm -rf .venv-py$* && "$$python" -m venv .venv-py$* && \
+	.venv-py$*/bin/python -m pip install --quiet -r requirements-py$*.txt
 	touch $@
 
-## test-floor: the whole suite again with the oldest numpy, scipy, Pillow, PyYAML (requirements-floor.txt)
-test-floor: $(FLOOR)/.floor
-	$(FLOOR)/bin/python -m pytest -q -p no:cacheprovider --timeout=600 tests
+## test-floor: the whole suite under Python 3.7 with the py37 image's pins and under
+## Python 3.12 with the py312 image's pins (tests/floor/run; CI=true requires 3.7)
+test-floor:
+	@tests/floor/run
 
 clean:
 	rm -rf $(VENV) output/* dist
-	rm -rf $(FLOOR)
+	rm -rf .venv-py37 .venv-py312

@@ -58,3 +58,19 @@ def assert_clean_failure(run, status, *fragments):
     assert not run.has_scores()
     for fragment in fragments:
         assert fragment in run.last_line, (fragment, run.last_line)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under HYPOTHESIS_EXAMPLES_SCALE (set by tests/floor/run for the floor environments),
+    every property test draws that fraction of its examples (at least 10): the floors
+    re-check the same properties on other library versions, the full counts run in .venv."""
+    scale = float(os.environ.get("HYPOTHESIS_EXAMPLES_SCALE", "1"))
+    if scale >= 1:
+        return
+    from hypothesis import settings
+    for item in items:
+        function = getattr(item, "obj", None)
+        chosen = getattr(function, "_hypothesis_internal_use_settings", None)
+        if chosen is not None:
+            function._hypothesis_internal_use_settings = settings(
+                chosen, max_examples=max(10, int(chosen.max_examples * scale)))

@@ -525,6 +525,8 @@ def test_documentation_required(tmp_path):
 def test_csv_reader_paths_agree(tmp_path, monkeypatch, c_parser, quoted):
     from scoring.errors import SubmissionError
     from scoring.readers import authentication as reader
+    if c_parser and not reader._numpy_has_c_loadtxt():
+        pytest.skip("numpy %s has no C loadtxt (1.23+); the row-by-row path is the one it uses" % np.__version__)
     monkeypatch.setattr(reader, "_numpy_has_c_loadtxt", lambda: c_parser)
     shown = ['"%s"' % n for n in TASSO] if quoted else TASSO
     path = tmp_path / "Tasso_distances.csv"

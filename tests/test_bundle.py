@@ -40,7 +40,7 @@ FIXED_POINT = re.compile(r"^-?\d+(\.\d{1,10})?$")  # v1.5 stores 10 decimals
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
     target = str(tmp_path_factory.mktemp("dist"))
-    make_bundle.build(target, update_committed=False)
+    make_bundle.build(target, together=True)
     return target
 
 

@@ -132,21 +132,6 @@ def test_sample_phase_agrees_with_the_official_script(tmp_path):
     assert os.path.isfile(os.path.join(private, "Latin2", "latin2_001_errors.png"))
 
 
-def test_error_map_colours(tmp_path):
-    ids = gt_ids()
-    ids[5:7] = 0                 # line 2 missed
-    ids[0, 0] = 1                # an extra pixel (not touching line 1, which starts at column 2)
-    phase = write_phase(tmp_path / "in", {"Latin2": ("p1.png", colour_map(ids, COLOURS))})
-    run = run_scorer(phase, tmp_path / "out")
-    assert run.status == 0, run.stderr
-    errors = np.asarray(Image.open(os.path.join(run.output, "private", "lines", "Latin2", "p1_errors.png"))
-                        .convert("RGB"))
-    assert tuple(errors[1, 2]) == (0, 170, 0)      # correct line: green
-    assert tuple(errors[5, 2]) == (0, 0, 230)      # missed line: blue
-    assert tuple(errors[0, 0]) == (220, 0, 0)      # extra pixel: red
-    assert tuple(errors[0, 15]) == (255, 255, 255)
-
-
 def test_public_details(tmp_path):
     prediction = {"Latin2": ("p1.png", colour_map(gt_ids(), COLOURS))}
     hidden = run_scorer(write_phase(tmp_path / "a", prediction), tmp_path / "out_a")

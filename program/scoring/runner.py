@@ -39,6 +39,7 @@ def score_submission(input_dir, log):
             result.title = "%s (%s)" % (result.title, track.rel)
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
+        result.key_prefix = prefix
         result.private.extend(views.private_files(track, prefix, result))
         results.append(result)
     keys = [k for k, _ in scores]

@@ -84,7 +84,7 @@ def _open(path, shown, error, shape=None):
     try:
         image = Image.open(path)
     except Exception as exc:  # Pillow raises many types for a broken or unknown file
-        raise _unreadable(shown, exc, error)
+        raise _unreadable(shown, exc, error, path)
     if image.format in ("JPEG", "MPO"):
         raise error("%s is a JPEG image (whatever its name says); JPEG is refused because its lossy compression "
                     "changes colours and splits lines: save the map as PNG, TIFF or BMP." % shown)
@@ -96,13 +96,15 @@ def _open(path, shown, error, shape=None):
     try:
         image.load()
     except Exception as exc:
-        raise _unreadable(shown, exc, error)
+        raise _unreadable(shown, exc, error, path)
     return image
 
 
-def _unreadable(shown, exc, error):
+def _unreadable(shown, exc, error, path):
+    """Pillow's message names the file by its path on the scoring machine: shown instead."""
+    reason = (str(exc).strip() or type(exc).__name__).replace("'%s'" % path, shown).replace(path, shown)
     return error("%s cannot be read as an image (%s); save it as an uncompressed or PNG-compressed "
-                 "image (.png, .tif, .tiff or .bmp)." % (shown, str(exc).strip() or type(exc).__name__))
+                 "image (.png, .tif, .tiff or .bmp)." % (shown, reason))
 
 
 def read_ground_truth(track, page):

@@ -11,7 +11,6 @@ import os
 import numpy as np
 
 from .. import options as opt
-from .. import plots
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, Score, leaderboard
 from ..layout import key_name
@@ -19,7 +18,7 @@ from ..metrics.classification import binary_rates, confusion_counts, undefined_r
 from ..metrics.retrieval import topk_accuracy, topk_hits
 from ..readers import authentication as reader
 from ..readers.text import decode_lines, read_bytes
-from ..result import Paragraph, Picture, Table, TrackResult
+from ..result import ConfusionMatrix, Paragraph, Table, TrackResult
 
 TITLE = "Authentication (FalsID)"
 
@@ -218,6 +217,10 @@ def find_documentation(submission, options, log):
 
 
 def describe(result, per_subset, ks, documentation, options):
+    result.meaning = "The mean over subsets of the accuracy of the authentic/imitation labels."
+    result.highlights = [("balanced accuracy", result.scores["balanced_accuracy"])]
+    result.highlights += [("top-%d" % k, result.scores["top%d" % k]) for k in ks]
+    result.highlights += [("%s accuracy" % subset.name, rates["accuracy"]) for subset, _, _, rates, _ in per_subset]
     overview = result.section("Summary")
     overview.add(Paragraph(
         "Ranking score uar: the mean over subsets of per-subset accuracy (the competition's formula). "
@@ -238,10 +241,8 @@ def describe(result, per_subset, ks, documentation, options):
     for subset, y_pred, counts, _, retrieval in per_subset:
         section = result.section("Subset %s" % subset.name)
         tp, fn, fp, tn = counts
-        section.add(Picture(
-            plots.confusion_matrix([[tn, fp], [fn, tp]], ["authentic", "imitation"], ["authentic", "imitation"],
-                                   "%s: %d images" % (subset.name, len(subset.filenames))),
-            "Confusion matrix of %s (rows: truth, columns: prediction)" % subset.name))
+        section.add(ConfusionMatrix("Confusion matrix of %s (%d images)" % (subset.name, len(subset.filenames)),
+                                    [[tn, fp], [fn, tp]], ["authentic", "imitation"], ["authentic", "imitation"]))
         for name, reason in undefined_rates(*counts):
             section.add(Paragraph("%s is 0 because %s." % (name.capitalize(), reason)))
         if retrieval["source"] is None:
