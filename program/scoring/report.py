@@ -13,7 +13,7 @@ import tempfile
 
 import numpy as np
 
-from . import charts
+from . import charts, platform
 from .result import FIGURES, ConfusionMatrix, ErrorMap, Outcome, Paragraph, Picture, PrecisionRecall, Table
 
 SCORE_FILES = ("scores.txt", "scores.json")
@@ -360,6 +360,14 @@ def render_failure(status, sentence, log_lines):
     return "\n".join(parts)
 
 
+def write_page(output, page):
+    """The detailed results page where the platform's worker takes it (platform.page_path)."""
+    path = platform.page_path(output)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    _write_atomically(path, page.encode("utf-8"))
+
+
 def write_failure_page(output, status, sentence, log_lines):
     """detailed_results.html for a refused run, and no scores file. Best effort: the exit
     status and stderr already tell the platform; an unwritable OUTPUT changes nothing."""
@@ -368,7 +376,7 @@ def write_failure_page(output, status, sentence, log_lines):
             os.makedirs(output)
         remove_stale_scores(output)
         page = render_failure(status, sentence, log_lines)
-        _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+        write_page(output, page)
     except OSError:
         pass
 
@@ -376,6 +384,5 @@ def write_failure_page(output, status, sentence, log_lines):
 def write_outputs(output, scores, results, log_lines):
     """Everything but the scores first, then the scores, so a failure leaves none."""
     write_private(output, results)
-    page = render_html(scores, results, log_lines)
-    _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+    write_page(output, render_html(scores, results, log_lines))
     write_scores(output, scores)
