@@ -225,7 +225,7 @@ def test_refusal_page(browser, tmp_path):
     os.remove(str(phase / "res" / "events" / "La_Tomatina.txt"))
     run = run_scorer(phase, tmp_path / "out")
     assert run.status == 1
-    check_page(browser, os.path.join(run.output, "detailed_results.html"), "refused", (), min_charts=0)
+    check_page(browser, os.path.join(run.output, "detailed_results.html"), "refused", ("refusal",), min_charts=0)
 
 
 def test_fest_scale_lines_page(browser, fest_scale_output):

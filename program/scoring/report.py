@@ -351,7 +351,8 @@ def render_failure(status, sentence, log_lines):
     """The page of a refused run: the same sentence as the last line of stderr, first."""
     title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
     parts = [page_head("Detailed results: " + title), "<h1>Detailed results</h1>",
-             '<section class="card refused"><h2>%s</h2><p class="sentence">%s</p><p>%s</p></section>'
+             '<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
+             '<p>%s</p></section>'
              % (html.escape(title), html.escape(sentence), html.escape(advice))]
     if log_lines:
         parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
