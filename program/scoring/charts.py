@@ -214,18 +214,20 @@ def polyline_points(xs, ys, resolution=0.5):
     column = np.floor(xs).astype(np.int64)
     starts = np.flatnonzero(np.concatenate(([True], column[1:] != column[:-1])))
     ends = np.concatenate((starts[1:], [xs.size])) - 1
-    chosen = set(starts.tolist()) | set(ends.tolist())
     if xs.size > 4 * starts.size:
-        lowest = np.minimum.reduceat(ys, starts)
-        highest = np.maximum.reduceat(ys, starts)
-        for start, end, low, high in zip(starts.tolist(), ends.tolist(), lowest.tolist(), highest.tolist()):
-            segment = ys[start:end + 1]
-            chosen.add(start + int(np.argmax(segment == low)))
-            chosen.add(start + int(np.argmax(segment == high)))
-    else:
-        chosen = range(xs.size)
-    order = sorted(chosen)
-    return " ".join("%s,%s" % (_n(xs[i]), _n(ys[i])) for i in order)
+        # The first lowest and first highest point of each column, found for all at once.
+        position = np.arange(xs.size)
+        lengths = ends - starts + 1
+        lowest = np.repeat(np.minimum.reduceat(ys, starts), lengths)
+        highest = np.repeat(np.maximum.reduceat(ys, starts), lengths)
+        first_low = np.minimum.reduceat(np.where(ys == lowest, position, xs.size), starts)
+        first_high = np.minimum.reduceat(np.where(ys == highest, position, xs.size), starts)
+        order = np.unique(np.concatenate((starts, ends, first_low, first_high)))
+        xs, ys = xs[order], ys[order]
+    if resolution in (0.5, 1.0) and np.abs(xs).max() < 1e5 and np.abs(ys).max() < 1e5:
+        # Multiples of the resolution below 1e5: %g writes them as _n does, faster.
+        return " ".join("%g,%g" % point for point in zip(xs.tolist(), ys.tolist()))
+    return " ".join("%s,%s" % (_n(x), _n(y)) for x, y in zip(xs.tolist(), ys.tolist()))
 
 
 def _legend_rows(entries, width, size=10.5):
