@@ -184,5 +184,11 @@ def _one_layout(grid):
     if not (digits < 10).all():
         return None
     places = grid.shape[1] - 1 - int(dot[0]) if dot.size else 0
-    # float64 first: a BLAS product (numpy 1.17's uint8 x float64 product is 20x slower).
-    return digits.astype(np.float64).dot(_POWERS[columns.size - 1::-1]) / _POWERS[places]
+    # Column by column (no BLAS product: with numpy 1.17 one took 10 ms for 30,000 rows);
+    # every partial value is an integer below 10**15, exact.
+    value = digits[:, 0].astype(np.float64)
+    for j in range(1, columns.size):
+        value *= 10
+        value += digits[:, j]
+    value /= _POWERS[places]
+    return value
