@@ -106,10 +106,10 @@ def test_merge_split_extra_and_keys(tmp_path):
     # g1, g2 -> label 3 (IoU 1/3, extra each); g3 -> label 1 (first of the two 1/2 IoUs, missed).
     # TP 24 + 24 + 6, unions 72 + 72 + 12: Pixel IU 54 / 156; Line IU 0.
     assert scores["fest2025_pixel_iu"] == pytest.approx(54.0 / 156)
-    items = result.items
-    assert items["Latin2"]["pages"] == ["p1"]
-    assert items["Latin2"]["pixel_iu"].tolist() == pytest.approx([30.0 / 115])
-    assert items["fest2025"]["Latin2"]["pixel_iu"].tolist() == pytest.approx([54.0 / 156])
+    view = result.view  # the per-item view: one page, both protocols' per-page values
+    assert view.strata == ["Latin2"] and view.items == ["Latin2/p1"]
+    assert view.columns["pixel_iu"].tolist() == pytest.approx([30.0 / 115])
+    assert view.columns["fest2025_pixel_iu"].tolist() == pytest.approx([54.0 / 156])
 
 
 def test_sample_phase_agrees_with_the_official_script(tmp_path):

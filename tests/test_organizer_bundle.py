@@ -166,12 +166,12 @@ def test_both_platforms_accept_and_play_each_competition(competition, track, tmp
     codalab, codabench = competitions(dist, track)
     v15 = (codalab, yaml.safe_load(codalab["competition.yaml"]))
     v2 = (codabench, yaml.safe_load(codabench["competition.yaml"]))
-    platform.test_codalab_yaml_is_what_the_worker_accepts(v15)
-    platform.test_codalab_every_phase_scores_its_starting_kit_into_one_leaderboard(v15, tmp_path / "v15")
-    platform.test_codabench_yaml_is_what_the_unpacker_accepts(v2)
-    platform.test_codabench_every_phase_fills_every_column(v2, tmp_path / "v2")
-    platform.test_both_platforms_list_the_same_keys(v15, v2)
-    platform.test_evaluation_page_lists_every_column(v15)
+    platform.check_codalab_yaml(v15)
+    platform.check_codalab_phases_score(v15, tmp_path / "v15")
+    platform.check_codabench_yaml(v2)
+    platform.check_codabench_phases_score(v2, tmp_path / "v2")
+    platform.check_same_keys(v15, v2)
+    platform.check_evaluation_page(v15)
 
 
 def test_titles_come_from_the_source_or_the_data(competition):

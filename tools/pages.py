@@ -226,6 +226,12 @@ def generate(source, tracks, columns_html):
         "before you upload it.</p>\n" % (dates["development"], dates["final"], dates["end"]))
     evaluation.append("<h3>Leaderboard columns</h3>\n%s" % columns_html)
     terms = ("<h2>Terms</h2>\n<p>By submitting you agree that your scores, team name and method description "
-             "may be published by the organizers. Use the test data only to produce your submissions.</p>\n")
+             "may be published by the organizers. Use the test data only to produce your submissions.</p>\n"
+             "<p>What a submission shows: its scores on the leaderboard, its detailed results page and its "
+             "logs (see each track's <em>What you see</em> on the Evaluation page). In the final phase the "
+             "detailed results never show per-item ground truth of the test set; the per-item files that "
+             "the scoring program writes for the organizers (<code>private/</code>) are never shown to "
+             "participants. On Codabench the detailed results page of a submission can be opened from the "
+             "leaderboard by anyone once the competition is published.</p>\n")
     return {"overview": "".join(overview), "evaluation": "".join(evaluation), "data": "".join(data),
             "terms": terms}

@@ -88,7 +88,7 @@ class TrackResult(object):
     scores: ordered key -> finite float, the leaderboard keys of the track, primary first.
     sections: what detailed_results.html shows to the participant.
     private: (relative path, bytes) written under OUTPUT/private/ for the organizers.
-    items: per-item results (images, pages, categories) for the meta-evaluation.
+    view: the per-item view (itemview.ItemView) every score is aggregated from.
     foregrounds: packed predicted pixel masks per page (lines), for the meta-evaluation.
     warnings: sentences also shown in the detailed results.
     meaning: one sentence saying what the ranking score (the first key) measures;
@@ -101,7 +101,7 @@ class TrackResult(object):
         self.scores = OrderedDict()
         self.sections = []
         self.private = []
-        self.items = {}
+        self.view = None
         self.foregrounds = {}  # lines: (manuscript, page) -> packed predicted foreground
         self.warnings = []
         self.meaning = ""

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import options as opt
 from ..errors import ReferenceDataError
+from ..itemview import AveragePrecision, ItemView, Score, leaderboard
 from ..metrics.ranking import area_under_envelope, operating_points
 from ..readers import events as reader
 from ..result import Paragraph, PrecisionRecall, Table, TrackResult
@@ -61,18 +62,24 @@ def score(track, submission, options, log):
         rows.append({"category": category, "scores": scores, "absent": absent, "curve": curve, "ap": ap})
 
     kept = [row for row in rows if row["ap"] is not None]
-    result.set_score("map", float(np.mean([row["ap"] for row in kept])))
-    result.items["categories"] = {
-        "names": [row["category"].name for row in kept],
-        "ap": np.array([row["ap"] for row in kept], dtype=np.float64),
-        "positives": np.array([row["category"].positives for row in kept], dtype=np.int64),
-        "images": np.array([len(row["category"].ids) for row in kept], dtype=np.int64),
-        # What recomputes AP on a resample: labels and aligned confidences per category.
-        "y_true": [row["category"].positive for row in kept],
-        "scores": [row["scores"] for row in kept],
-    }
+    result.view = item_view(kept)
+    result.set_score("map", leaderboard(result.view)["map"])
     describe(result, rows, kept, options)
     return result
+
+
+def item_view(kept):
+    """Images within the categories that have a positive image; resampled within
+    (category, true class). map: the mean over categories of the AP of the images'
+    labels and confidences (not a sum of per-image terms: it is recomputed per resample)."""
+    sizes = [len(row["category"].ids) for row in kept]
+    labels = np.concatenate([row["category"].positive for row in kept]).astype(np.float64)
+    columns = {"label": labels, "confidence": np.concatenate([row["scores"] for row in kept])}
+    block = 2 * np.repeat(np.arange(len(kept)), sizes) + labels.astype(np.int64)
+    items = [i for row in kept for i in row["category"].ids]
+    return ItemView([row["category"].name for row in kept], sizes, items, columns,
+                    [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
+                    reference_columns=["label"], block=block, truth="label", unit="image")
 
 
 def describe(result, rows, kept, options):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import options as opt
 from ..errors import ScoringError
+from ..itemview import ItemView, Ratio, Score, leaderboard
 from ..layout import key_name
 from ..metrics import segmentation as seg
 from ..charts import error_map_images
@@ -42,6 +43,8 @@ OPTIONS = {
 }
 
 METRICS = seg.METRICS
+#: The scores the meta-evaluation compares between submissions (per protocol).
+RANKED = ("line_iu", "pixel_iu", "fm")
 COUNTS = ("gt", "predicted", "correct", "missed", "imprecise", "extra")
 FEST_PREFIX = "fest2025_"
 #: The outcomes each protocol's per-page table counts (the error map's colours).
@@ -93,19 +96,10 @@ def score(track, submission, options, log):
             log.warn(note)
             result.warnings.append(note)
     manuscripts = [m for m, _ in pages_by_manuscript]
-    summaries = {}
-    for protocol, prefix in chosen:
-        summary = summarize(per_page[protocol], manuscripts)
-        summaries[protocol] = summary
-        for metric in METRICS:
-            result.set_score(prefix + metric, summary["overall"][metric])
-        for manuscript in manuscripts:
-            for metric in METRICS:
-                result.set_score(prefix + key_name(manuscript) + "_" + metric, summary[manuscript][metric])
-    primary = wanted[0]
-    result.items = items(per_page[primary], manuscripts)
-    if "fest2025" in wanted and primary != "fest2025":
-        result.items["fest2025"] = items(per_page["fest2025"], manuscripts)
+    summaries = dict((protocol, summarize(per_page[protocol], manuscripts)) for protocol, _ in chosen)
+    result.view = item_view(per_page, chosen, manuscripts)
+    for key, value in leaderboard(result.view).items():
+        result.set_score(key, value)
     describe(result, chosen, per_page, summaries, manuscripts, maps, options)
     return result
 
@@ -225,16 +219,24 @@ def summarize(per_page, manuscripts):
     return summary
 
 
-def items(per_page, manuscripts):
-    """Per-page results for the meta-evaluation: {manuscript: {pages, line_iu: array, ...}}."""
-    out = {}
-    for manuscript in manuscripts:
-        rows = [(page, m) for page, m in per_page if page.manuscript == manuscript]
-        entry = {"pages": [page.stem for page, _ in rows]}
+def item_view(per_page, chosen, manuscripts):
+    """Pages within manuscripts. Every key is a per-page value (column <prefix><metric>)
+    averaged over the pages of a manuscript, then over the manuscripts (or one manuscript's
+    mean, for its own keys)."""
+    first = per_page[chosen[0][0]]
+    columns = {"one": np.ones(len(first))}
+    for protocol, prefix in chosen:
         for metric in METRICS:
-            entry[metric] = np.array([m[metric] for _, m in rows], dtype=float)
-        out[manuscript] = entry
-    return out
+            columns[prefix + metric] = np.array([m[metric] for _, m in per_page[protocol]], dtype=np.float64)
+    sizes = [sum(1 for page, _ in first if page.manuscript == m) for m in manuscripts]
+    scores = []
+    for _, prefix in chosen:
+        scores += [(prefix + metric, Score(Ratio((prefix + metric, "one")), ranked=metric in RANKED))
+                   for metric in METRICS]
+        scores += [(prefix + key_name(m) + "_" + metric, Score(Ratio((prefix + metric, "one")), stratum=h))
+                   for h, m in enumerate(manuscripts) for metric in METRICS]
+    return ItemView(manuscripts, sizes, ["%s/%s" % (page.manuscript, page.stem) for page, _ in first], columns,
+                    scores, chosen[0][1] + "line_iu", reference_columns=["one"], unit="page")
 
 
 def page_csv(per_page_by_protocol, chosen):
@@ -303,13 +305,13 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
             columns += ["%s %s" % (protocol, m) for protocol, _ in chosen for m in METRICS]
             section.add(Table(columns, rows, "Per page: line counts of protocol %s (the error maps' colours); "
                                              "public_details: true" % primary))
-        for page, full_png, preview in maps:
+        for (page, full_png, preview), (_, metrics) in zip(maps, per_page[primary]):
             if page.manuscript != manuscript:
                 continue
             result.private.append(("lines/%s/%s_errors.png" % (page.manuscript, page.stem), full_png))
             if section is not None:
                 png, width, height = preview
-                section.add(ErrorMap(png, "%s/%s" % (page.manuscript, page.stem), width, height,
+                section.add(ErrorMap(png, "%s: line_iu %.4f" % (page.stem, metrics["line_iu"]), width, height,
                                      outcomes + (seg.TOLERATED,)))
     if not public:
         overview.add(Paragraph("Per-page tables and error maps reveal the ground truth; they are kept for the "
