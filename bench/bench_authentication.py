@@ -97,6 +97,16 @@ def make_phases(outdir):
     return phases, npz, csv
 
 
+def prepare(outdir):
+    """The two phases under outdir, generated once and kept for the next runs."""
+    marker = os.path.join(outdir, "phases.done")
+    if not os.path.exists(marker):
+        shutil.rmtree(outdir, ignore_errors=True)
+        os.makedirs(outdir)
+        make_phases(outdir)
+        open(marker, "w").close()
+
+
 def best(previous, measured):
     """(best time, highest peak memory) over the runs so far."""
     if previous is None:
@@ -112,12 +122,7 @@ def show(label, scoring, baseline, goal):
 
 
 def main(outdir):
-    marker = os.path.join(outdir, "phases.done")  # generated once, kept for the next runs
-    if not os.path.exists(marker):
-        shutil.rmtree(outdir, ignore_errors=True)
-        os.makedirs(outdir)
-        make_phases(outdir)
-        open(marker, "w").close()
+    prepare(outdir)
     phases = dict((form, os.path.join(outdir, form)) for form in ("npz", "csv"))
     npz = os.path.join(phases["npz"], "res", SUBSET + "_distances.npz")
     csv = os.path.join(phases["csv"], "res", SUBSET + "_distances.csv")

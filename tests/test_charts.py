@@ -1,11 +1,14 @@
 """The SVG charts: well-formed XML whatever the labels, axes with text, and marks where the
 numbers put them (areas and positions checked from the definitions, not from the code)."""
 
+import math
 import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import charts
 
@@ -149,3 +152,45 @@ def test_number(value, shown):
 def test_nice_ticks_cover_the_range_with_round_steps():
     assert charts.nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
     assert charts.nice_ticks(0.93, 0.97) == [0.93, 0.94, 0.95, 0.96, 0.97]
+
+
+def _points_by_definition(xs, ys, resolution=0.5):
+    """thin written point by point: rounded points, repeats dropped; of each pixel
+    column's run of points (when there are many) its first, last, first lowest and first
+    highest."""
+    points = []
+    for x, y in zip(xs, ys):
+        point = (float(np.round(x / resolution)) * resolution, float(np.round(y / resolution)) * resolution)
+        if not points or point != points[-1]:
+            points.append(point)
+    runs = []
+    for point in points:
+        if runs and math.floor(runs[-1][-1][0]) == math.floor(point[0]):
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+    if len(points) > 4 * len(runs):
+        kept = []
+        for run in runs:
+            low = min(run, key=lambda p: p[1])
+            high = max(run, key=lambda p: p[1])
+            chosen = sorted(set([0, len(run) - 1, run.index(low), run.index(high)]))
+            kept.extend(run[i] for i in chosen)
+        points = kept
+    return points
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.lists(st.tuples(st.floats(-50, 400), st.floats(-50, 400)), max_size=60),
+                 st.lists(st.tuples(st.floats(0, 6), st.floats(0, 3)), max_size=200)),  # dense columns
+       st.sampled_from([0.5, 1.0, 0.25]))
+def test_thin_and_moves_as_defined(points, resolution):
+    from scoring.charts import _n, relative_moves, thin
+    xs = sorted(p[0] for p in points)  # charts draw along increasing x, as the curves do
+    ys = [p[1] for p in points]
+    expected = _points_by_definition(xs, ys, resolution)
+    got_x, got_y = thin(xs, ys, resolution)
+    assert list(zip(got_x.tolist(), got_y.tolist())) == expected
+    # Each move written as _n writes a coordinate.
+    moves = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(expected, expected[1:])]
+    assert relative_moves(got_x, got_y) == " ".join("%s,%s" % (_n(x), _n(y)) for x, y in moves)

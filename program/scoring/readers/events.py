@@ -139,7 +139,7 @@ def id_rows(buf, starts, stops):
     if int(lengths.min()) == width:
         rows = np.ascontiguousarray(strided_rows(buf, starts, width))
     else:
-        rows = buf[np.minimum(starts[:, None] + np.arange(width), buf.size - 1)]
+        rows = buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1))
         rows[np.arange(width) >= lengths[:, None]] = 0
     return IdRows(rows)
 
