@@ -27,8 +27,16 @@ def font():
     return ImageFont.load_default()
 
 
+def drawable(text):
+    """`text` as the default bitmap font can draw it: Pillow 6's encodes it as Latin-1 and
+    raises on anything else (a subset named in Greek or Arabic), so other characters
+    become '?'."""
+    return text.encode("latin-1", "replace").decode("latin-1")
+
+
 def text_size(draw, text):
     """Width and height of `text` in the default font (Pillow 6 has textsize only)."""
+    text = drawable(text)
     if hasattr(draw, "textbbox"):
         left, top, right, bottom = draw.textbbox((0, 0), text, font=font())
         return right - left, bottom - top
@@ -36,6 +44,7 @@ def text_size(draw, text):
 
 
 def centered_text(draw, box, text, fill=BLACK):
+    text = drawable(text)
     width, height = text_size(draw, text)
     x = box[0] + (box[2] - box[0] - width) // 2
     y = box[1] + (box[3] - box[1] - height) // 2

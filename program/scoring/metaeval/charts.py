@@ -3,7 +3,7 @@ a heat map of protocol agreement."""
 
 from PIL import Image, ImageDraw
 
-from ..plots import BLACK, GREY, WHITE, centered_text, png_bytes, text_size
+from ..plots import BLACK, GREY, WHITE, centered_text, drawable, png_bytes, text_size
 
 
 def _label_width(draw, labels):
@@ -23,7 +23,7 @@ def _grid(row_labels, columns, cell, title, paint):
         centered_text(draw, (left + j * cell, 20, left + (j + 1) * cell, top), str(j + 1))
     for i, label in enumerate(row_labels):
         y0 = top + i * cell
-        draw.text((4, y0 + cell // 2 - 5), str(label), fill=BLACK)
+        draw.text((4, y0 + cell // 2 - 5), drawable(str(label)), fill=BLACK)
         for j in range(columns):
             paint(draw, (left + j * cell, y0, left + (j + 1) * cell - 1, y0 + cell - 1), i, j)
     return png_bytes(image)

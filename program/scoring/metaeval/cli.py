@@ -128,7 +128,9 @@ def compare(args, names, progress=sys.stderr):
 def main(argv=None):
     args = parse(argv)
     status, _ = guarded(lambda: compare(args, submission_names(args)), args.debug,
-                        "Internal error in compare.py; please report it.")
+                        "Internal error in compare.py; please report it.",
+                        "compare.py ran out of memory while scoring or analysing the submissions; compare fewer "
+                        "submissions at a time, or run it on a machine with more memory.")
     if status:
         return status
     sys.stderr.write("Wrote %s and %s.\n" % (os.path.join(args.out, "ranking.csv"),
