@@ -41,9 +41,10 @@ sample: $(BIN)/.runtime
 bench: $(BIN)/.dev
 	$(BIN)/python bench/run.py
 
-## bundle: the competition zips and starting kits under dist/, competition.yaml regenerated
+## bundle: the competitions (zips and starting kits) under dist/: COMPETITION=DIR for an
+## organizer's folder, else the demo from input/ (competition.yaml regenerated)
 bundle: $(BIN)/.runtime
-	$(BIN)/python tools/make_bundle.py dist
+	$(BIN)/python tools/make_bundle.py --out dist $(if $(COMPETITION),--competition "$(COMPETITION)")
 
 # The floors: .venv-py37 and .venv-py312, each the pins of one Codalab image under the
 # Python that image has (found by tests/floor/find-python on PATH or under pyenv).

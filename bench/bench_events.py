@@ -19,7 +19,7 @@ from timing import best_time, run_python
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CATEGORIES = 100
 IMAGES = 30000
-REPEAT = 4
+REPEAT = 3
 
 
 def generate(outdir, shuffle_each, seed=2015):

@@ -61,7 +61,8 @@ def test_progress_line_per_submission_and_closing_note(scenario):
     assert len(progress) == 8 and progress[0].startswith("[1/8] sub1")
     assert "pseudo F-measure ranking is at rank distance" in run.stderr
     page = open(os.path.join(str(out), "report.html"), encoding="utf-8").read()
-    assert "Closing note" in page and "data:image/png;base64," in page
+    assert "Closing note" in page and "<svg" in page and 'name="viewport"' in page
+    assert '"num">0.0000<' not in page  # p-values below 1e-4 read < 0.0001
     assert "http://" not in page and "https://" not in page and "<script" not in page
 
 
@@ -101,7 +102,10 @@ def test_reference_and_no_ground_truth(scenario, tmp_path):
     assert all(r["rank"] == "" for r in rows)
     assert [int(r["pseudo_f_rank"]) for r in rows] == [1, 2, 3, 4]
     page = open(str(out / "report.html"), encoding="utf-8").read()
-    assert "reference: best" in page and "Confidence" not in page
+    assert "reference: best" in page and "95% intervals" not in page
+    # The reference is never ranked by the protocol: it would agree with itself everywhere.
+    assert rows[0]["reference_rank"] == "" and rows[0]["reference_rank_value"] == ""
+    assert sorted(int(r["reference_rank"]) for r in rows[1:])[0] == 1
 
 
 def test_unsafe_zip_is_refused(scenario, tmp_path):

@@ -77,20 +77,27 @@ def test_holm_hand_case():
     assert significance.holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
 
 
-def test_sign_flip_exact_hand_cases():
-    # Three equal positive differences: only all-plus and all-minus reach |sum| = 3: 2/8.
-    assert significance.sign_flip_test([1, 1, 1]) == pytest.approx(0.25)
-    assert significance.sign_flip_test([1, -1]) == 1.0
-    assert significance.sign_flip_test([0, 0, 0]) == 1.0
-    # [3, 1]: sums 4, 2, -2, -4; |sum| >= 4 in 2 of 4.
-    assert significance.sign_flip_test([3, 1, 0]) == pytest.approx(0.5)
+def test_randomisation_exact_hand_cases():
+    # One pair, three units, equal positive differences: only all-plus and all-minus
+    # reach |sum| = 3: p = 2/8. Its max-T p is the same (one hypothesis).
+    x = np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    pairs, t, p, p_max, total, exact = significance.paired_randomisation(x)
+    assert exact and total == 8 and t.tolist() == [3.0]
+    assert p.tolist() == [0.25] and p_max.tolist() == [0.25]
+    # Differences [3, 1, 0]: the zero unit is left out; sums 4, 2, -2, -4: p = 2/4.
+    x = np.array([[3.0, 0.0], [1.0, 0.0], [5.0, 5.0]])
+    assert significance.paired_randomisation(x)[2].tolist() == [0.5]
+    # Identical submissions: p = 1.
+    assert significance.paired_randomisation(np.ones((4, 2)))[2].tolist() == [1.0]
 
 
-def test_sign_flip_monte_carlo_is_deterministic_and_small_for_clear_gaps():
-    d = np.full(40, 0.1)
-    p = significance.sign_flip_test(d, seed=5)
-    assert p == significance.sign_flip_test(d, seed=5)
-    assert p <= 2.0 / (1 + significance.SIGN_FLIP_DRAWS) + 1e-12
+def test_randomisation_monte_carlo_is_deterministic_and_small_for_clear_gaps():
+    x = np.zeros((40, 2))
+    x[:, 0] = 0.1
+    first = significance.paired_randomisation(x, draws=500, seed=5)
+    again = significance.paired_randomisation(x, draws=500, seed=5)
+    assert not first[5] and first[2].tolist() == again[2].tolist()
+    assert first[2][0] == pytest.approx(1.0 / 501)
 
 
 # --- rank distance and tau-b --------------------------------------------------------------
@@ -126,7 +133,7 @@ def _tau_b_by_definition(x, y):
         c += sx * sy > 0
         d += sx * sy < 0
     den = math.sqrt((n0 - t1) * (n0 - t2))
-    return 0.0 if den == 0 else (c - d) / den
+    return None if den == 0 else (c - d) / den
 
 
 @settings(max_examples=60, deadline=None)
@@ -135,7 +142,11 @@ def test_tau_b_matches_its_definition_and_scipy(pairs):
     x = np.array([p[0] for p in pairs], dtype=float)
     y = np.array([p[1] for p in pairs], dtype=float)
     tau = agreement.kendall_tau_b(x, y)
-    assert tau == pytest.approx(_tau_b_by_definition(x, y), abs=1e-12)
+    expected = _tau_b_by_definition(x, y)
+    if expected is None:
+        assert tau is None
+        return
+    assert tau == pytest.approx(expected, abs=1e-12)
     from scipy.stats import kendalltau
     if len(set(x)) > 1 and len(set(y)) > 1:
         assert tau == pytest.approx(kendalltau(x, y)[0], abs=1e-9)
@@ -184,31 +195,17 @@ def test_pseudo_metrics_of_unanimous_classifiers_are_perfect():
 
 # --- bootstrap ----------------------------------------------------------------------------
 
-def test_bootstrap_is_deterministic_for_a_seed():
-    a = bootstrap.stratum_counts([5, 7], resamples=50, seed=11)
-    b = bootstrap.stratum_counts([5, 7], resamples=50, seed=11)
-    c = bootstrap.stratum_counts([5, 7], resamples=50, seed=12)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
-    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
-    assert all(np.all(w.sum(axis=1) == n) for w, n in zip(a, [5, 7]))
-
-
-def test_resampled_scores_equal_recomputing_on_the_drawn_items():
-    rng = np.random.RandomState(0)
-    strata = [rng.rand(6), rng.rand(4)]
-    den = [np.ones(6), (rng.rand(4) > 0.3).astype(float)]
-    terms = [[(strata[0], den[0])], [(strata[1] * den[1], den[1])]]
-    counts = bootstrap.stratum_counts([6, 4], resamples=20, seed=1)
-    values = bootstrap.resampled_scores([terms], counts)
-    for row in range(20):
-        per_stratum = []
-        for s in range(2):
-            drawn = np.repeat(np.arange(len(strata[s])), counts[s][row].astype(int))
-            d = den[s][drawn].sum()
-            per_stratum.append((strata[s][drawn] * den[s][drawn]).sum() / d if d > 0 else 0.0)
-        assert values[row, 0] == pytest.approx(np.mean(per_stratum))
-
-
-def test_ranks_per_resample():
+def test_ranks_share_ties_at_the_stated_precision():
     values = np.array([[0.9, 0.5, 0.9], [0.1, 0.2, 0.3]])
-    assert bootstrap.ranks_per_resample(values).tolist() == [[1, 3, 1], [3, 2, 1]]
+    assert bootstrap.competition_ranks(values).tolist() == [[1, 3, 1], [3, 2, 1]]
+    # 0.1 + 0.2 + 0.3 and 0.3 + 0.2 + 0.1 differ in the last bit; they are one score.
+    first, second = (0.1 + 0.2 + 0.3) / 3, (0.3 + 0.2 + 0.1) / 3
+    assert first != second
+    assert bootstrap.competition_ranks([first, second]).tolist() == [[1, 1]]
+    assert agreement.ranks_from_scores([first, second]).tolist() == [1, 1]
+
+
+def test_rank_interval_is_an_order_statistic():
+    ranks = np.array([[1], [2], [2], [3]] * 10)
+    low, high = bootstrap.rank_interval(ranks)
+    assert (low.tolist(), high.tolist()) == ([1], [3])

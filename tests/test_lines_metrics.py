@@ -153,12 +153,6 @@ def test_overlap_table_is_a_contingency_table():
     assert table.tolist() == [[0, 2], [1, 1], [1, 1]]
 
 
-def test_error_map_classes():
-    gt = seg.lines_of(rows("###.", "....", "###.") != 0)
-    classes = seg.error_map(gt, np.array([True, False]), rows("...a", "....", "....") != 0)
-    assert classes.tolist() == [[1, 1, 1, 3], [0, 0, 0, 0], [2, 2, 2, 0]]
-
-
 # fest2025: the official script's rules, worked by hand.
 
 def test_fest2025_merge_is_matched_for_both_lines():

@@ -7,35 +7,39 @@ wrong; a traceback is printed only for a bug, or with --debug.
 
 import argparse
 import sys
+import time
 import traceback
 
+from . import platform
 from .errors import ScoringError
 from .log import Log
-from .report import format_score
+from .report import format_score, write_failure_page
 from .runner import run
 
 
-def guarded(action, debug, internal_message, memory_message=None):
+def guarded(action, debug, internal_message, memory_message=None, on_failure=None):
     """(exit status, result of action()): a ScoringError becomes its status and one last
-    stderr line; any other exception is a bug (traceback, status 3)."""
+    stderr line; any other exception is a bug (traceback, status 3). on_failure(status,
+    line) is then called with that last line."""
     try:
         return 0, action()
     except ScoringError as error:
         if debug:
             traceback.print_exc()
-        sys.stderr.write("%s: %s\n" % (error.audience, error.sentence))
-        return error.exit_status, None
+        status, line = error.exit_status, "%s: %s" % (error.audience, error.sentence)
     except MemoryError:
         if memory_message is None:
             raise
         if debug:
             traceback.print_exc()
-        sys.stderr.write(memory_message + "\n")
-        return 1, None
+        status, line = 1, memory_message
     except Exception:
         traceback.print_exc()
-        sys.stderr.write(internal_message + "\n")
-        return 3, None
+        status, line = 3, internal_message
+    if on_failure is not None:
+        on_failure(status, line)
+    sys.stderr.write(line + "\n")
+    return status, None
 
 
 def main(argv=None):
@@ -47,11 +51,16 @@ def main(argv=None):
     parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     args = parser.parse_args(argv)
+    started = time.time()
+    v15 = platform.is_v15_worker(args.output)
     log = Log()
     status, scores = guarded(
         lambda: run(args.input, args.output, log), args.debug,
         "Internal error in the scoring program (not your submission's fault): please report it to the organizers.",
-        "Submission error: the submission needs more memory than the scoring machine has.")
+        "Submission error: the submission needs more memory than the scoring machine has.",
+        lambda status, line: write_failure_page(args.output, status, line, log.lines))
+    if v15:
+        platform.settle(started)
     if status:
         return status
     for key, value in scores:

@@ -19,8 +19,40 @@ from .options import brief
 JUNK_NAMES = frozenset(["__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"])
 
 
+#: The keys of the status file that the platforms' workers write as res/metadata: Codabench's
+#: prediction step writes it beside the participant's files (compute_worker/compute_worker.py,
+#: Run.push_output; the scoring step unzips that output as input/res), and Codalab v1.5 writes
+#: the same keys (worker.py, run()).
+PLATFORM_METADATA_KEYS = frozenset(["exitCode", "elapsedTime", "ingestionExitCode", "ingestionElapsedTime"])
+PLATFORM_METADATA_MAX_BYTES = 4096
+
+
 def is_junk(name):
     return name in JUNK_NAMES or name.startswith("._")
+
+
+def is_platform_metadata(res_root, name):
+    """True if res/<name> is the platform's status file, not a participant's: a regular file
+    named metadata at the top of res/ holding a YAML mapping (or a list of them) whose keys
+    are all platform status keys. Anything else named metadata is the participant's."""
+    path = os.path.join(res_root, name)
+    if name != "metadata" or os.path.islink(path) or not os.path.isfile(path):
+        return False
+    if os.path.getsize(path) > PLATFORM_METADATA_MAX_BYTES:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            content = yaml.safe_load(handle)
+    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        return False
+    mappings = content if isinstance(content, list) else [content]
+    return bool(mappings) and all(
+        isinstance(m, dict) and m and all(k in PLATFORM_METADATA_KEYS for k in m) for m in mappings)
+
+
+def participant_entries(res_root):
+    """Sorted names at the top of res/, debris and the platform's status file left out."""
+    return [name for name in visible_entries(res_root) if not is_platform_metadata(res_root, name)]
 
 
 def visible_entries(directory):
@@ -135,9 +167,10 @@ def key_name(text):
 def refuse_empty(res_root):
     """An empty zip (or one holding only archive debris) is refused in plain words."""
     if os.path.isdir(res_root):
-        for _, dirnames, filenames in os.walk(res_root):
+        for directory, dirnames, filenames in os.walk(res_root):
             dirnames[:] = [d for d in dirnames if not is_junk(d)]
-            if any(not is_junk(name) for name in filenames):
+            if any(not is_junk(name) and not (directory == res_root and is_platform_metadata(res_root, name))
+                   for name in filenames):
                 return
     raise SubmissionError("The submission is empty; the zip must hold the result files.")
 
@@ -277,6 +310,8 @@ class Submission(object):
         directory = os.path.join(self.base, *parts)
         if not os.path.isdir(directory):
             return []
+        if os.path.realpath(directory) == self.res_root:
+            return participant_entries(directory)
         return visible_entries(directory)
 
     def find_anywhere(self, filename):
@@ -331,7 +366,9 @@ def submission_for(track, res_root, all_tracks, log):
 
 
 def _single_top_folder(res_root):
-    names = visible_entries(res_root)
+    """The one folder at the top of res/ when the participant zipped a folder; the
+    platform's status file beside it does not count (see is_platform_metadata)."""
+    names = participant_entries(res_root)
     if len(names) == 1 and os.path.isdir(os.path.join(res_root, names[0])):
         return names[0]
     return None

@@ -8,10 +8,13 @@ import html
 import json
 import math
 import os
+import re
 import tempfile
 
-from .plots import data_uri
-from .result import Paragraph, Picture, Table
+import numpy as np
+
+from . import charts, platform
+from .result import FIGURES, ConfusionMatrix, ErrorMap, Outcome, Paragraph, Picture, PrecisionRecall, Table
 
 SCORE_FILES = ("scores.txt", "scores.json")
 
@@ -97,73 +100,290 @@ def write_private(output, results):
 
 
 def format_cell(value):
-    if isinstance(value, float):
-        return "%.4f" % value
+    """A table cell: floats with 4 decimals (the full value is in scores.txt), integers as
+    they are, anything else as text."""
+    if isinstance(value, (bool, str)):
+        return str(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return charts.number(value)
     return str(value)
 
 
-def render_block(block):
+def _is_number(value):
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def _column(column):
+    if isinstance(column, Outcome):
+        return '<span class="swatch" style="background:%s"></span>%s' % (
+            charts.outcome_colour(column.code), html.escape(charts.outcome_name(column.code)))
+    return html.escape(str(column))
+
+
+def render_table(block):
+    head = "".join("<th>%s</th>" % _column(c) for c in block.columns)
+    body = "".join(
+        "<tr>%s</tr>" % "".join(
+            '<td class="%s">%s</td>' % ("num" if _is_number(v) else "txt", html.escape(format_cell(v)))
+            for v in row)
+        for row in block.rows)
+    caption = "<caption>%s</caption>" % html.escape(block.caption) if block.caption else ""
+    # The box scrolls, not the page: wide tables stay readable on a phone.
+    return ('<div class="scroll" tabindex="0"><table>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
+            % (caption, head, body))
+
+
+def render_error_map(block, anchor, back):
+    """The map at a readable size; following its link shows the same image enlarged (no
+    second copy of the image in the page); `back` is where 'close' returns."""
+    return ('<figure class="map" id="%s"><a class="open" href="#%s" title="enlarge">'
+            '<img src="%s" width="%d" height="%d" alt="error map of %s"></a>'
+            '<figcaption>%s <a class="close" href="#%s">close</a></figcaption></figure>'
+            % (anchor, anchor, charts.data_uri(block.png), block.width, block.height,
+               html.escape(block.caption, quote=True), html.escape(block.caption), back))
+
+
+def error_map_legend(codes):
+    items = "".join(
+        '<li><span class="swatch" style="background:%s"></span><b>%s</b>: %s</li>'
+        % (charts.outcome_colour(code), html.escape(name), html.escape(meaning))
+        for code, name, _, meaning in charts.ERROR_MAP_OUTCOMES if code in codes)
+    return '<ul class="legend">%s</ul>' % items
+
+
+def render_block(block, anchor="figure", back="top"):
     if isinstance(block, Paragraph):
         return "<p>%s</p>" % html.escape(block.text)
     if isinstance(block, Table):
-        head = "".join("<th>%s</th>" % html.escape(c) for c in block.columns)
-        body = "".join(
-            "<tr>%s</tr>" % "".join(
-                '<td class="%s">%s</td>'
-                % ("num" if isinstance(v, (int, float)) else "txt", html.escape(format_cell(v)))
-                for v in row
-            )
-            for row in block.rows
-        )
-        caption = "<caption>%s</caption>" % html.escape(block.caption) if block.caption else ""
-        return "<table>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table>" % (caption, head, body)
+        return render_table(block)
+    if isinstance(block, PrecisionRecall):
+        return "<figure>%s</figure>" % charts.precision_recall(
+            block.recall, block.precision, block.envelope, block.title, block.ap)
+    if isinstance(block, ConfusionMatrix):
+        return "<figure>%s</figure>" % charts.confusion_matrix(
+            block.cells, block.row_labels, block.column_labels, block.title)
+    if isinstance(block, ErrorMap):
+        return render_error_map(block, anchor, back)
     if isinstance(block, Picture):
         return '<figure><img src="%s" alt="%s"><figcaption>%s</figcaption></figure>' % (
-            data_uri(block.png),
-            html.escape(block.alt),
-            html.escape(block.caption),
-        )
+            charts.data_uri(block.png), html.escape(block.alt), html.escape(block.caption))
     raise TypeError("unknown block %r" % (block,))
 
 
 STYLE = """
-body{font-family:sans-serif;margin:1.5em;color:#222;max-width:70em}
-h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc}h3{font-size:1.05em}
-table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:.2em .5em}
-td.num{text-align:right;font-variant-numeric:tabular-nums}caption{text-align:left;font-style:italic}
-figure{display:inline-block;margin:.4em}figcaption{font-size:.85em;color:#555}
-.warn{color:#8a4b00}
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif;margin:0 auto;
+padding:1rem;max-width:75rem;color:#1d232b;line-height:1.45;background:#fff}
+h1{font-size:1.45rem;margin:.2rem 0 .9rem}h2{font-size:1.25rem;margin:2rem 0 .6rem;
+border-bottom:2px solid #d5dbe3;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
+h4{font-size:.95rem;margin:1rem 0 .3rem}
+p{max-width:48rem}
+a{color:#1f5fbf}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:.9rem}
+.card{border:1px solid #cfd8e3;border-radius:10px;padding:.8rem 1rem;background:#f6f9fc}
+.card h2{font-size:1rem;border:0;margin:0 0 .3rem;padding:0}
+.card .score{font-size:2.3rem;font-weight:700;line-height:1.1;font-variant-numeric:tabular-nums}
+.card .key{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9rem;color:#44505c}
+.card p{margin:.3rem 0;font-size:.9rem;color:#3a444f}
+.card dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(8.5rem,1fr));gap:.35rem .9rem;margin:.5rem 0 0}
+.card dt{color:#5a6672;font-size:.78rem;overflow-wrap:anywhere}
+.card dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums}
+.refused{border-color:#d9a6a0;background:#fdf5f4}
+.refused .sentence{font-size:1.1rem;font-weight:600;color:#7a1c12;max-width:none;overflow-wrap:anywhere}
+.scoreline{display:flex;flex-wrap:wrap;gap:.4rem .6rem;margin:0 0 .8rem;max-width:none}
+.scoreline a{text-decoration:none;color:inherit;border:1px solid #cfd8e3;border-radius:999px;padding:.15rem .7rem;
+background:#f6f9fc}.scoreline .key{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;color:#44505c}
+nav.toc{margin:1.2rem 0;padding:.6rem 1rem;border-left:3px solid #cfd8e3;background:#fafbfc}
+nav.toc ul{margin:.2rem 0;padding-left:1.1rem}nav.toc>ul{padding-left:0;list-style:none}
+.warn{color:#8a4b00;overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%;margin:.5rem 0 1rem;border:1px solid #e1e6ec;border-radius:6px}
+table{border-collapse:collapse;font-size:.9rem}
+td,th{padding:.28rem .6rem;border-bottom:1px solid #e6e9ee;white-space:nowrap;text-align:left}
+th{background:#f1f4f8;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+caption{text-align:left;font-style:italic;padding:.35rem .6rem;color:#4a5560;white-space:normal}
+.figures{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
+figure{margin:0;max-width:100%}
+svg.chart{max-width:100%;height:auto;display:block}
+figure img{max-width:100%;height:auto}
+figcaption{font-size:.85rem;color:#4a5560}
+.swatch{display:inline-block;width:.9em;height:.9em;border:1px solid rgba(0,0,0,.25);vertical-align:-.1em;
+margin-right:.3em;border-radius:2px}
+ul.legend{list-style:none;padding:0;margin:.4rem 0 .8rem;font-size:.88rem}ul.legend li{margin:.15rem 0}
+.map img{width:13rem;image-rendering:pixelated;border:1px solid #8a96a3;background:#fff;display:block}
+.map .close{display:none}
+.map:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:10;background:rgba(20,24,30,.88);
+display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1rem;margin:0}
+.map:target img{width:auto;height:auto;max-width:100%;max-height:90vh}
+.map:target figcaption{color:#fff}.map:target .close{display:inline;color:#fff;margin-left:1rem}
+pre.log{overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.82rem;background:#f7f8fa;
+padding:.6rem;border-radius:6px}
+@media (max-width:30rem){body{padding:.6rem}.card .score{font-size:2rem}}
+@media print{body{max-width:none;padding:0}nav.toc,.map .close{display:none}
+.scroll{overflow:visible;border:0}td,th{white-space:normal}figure,tr,.card{break-inside:avoid}
+a{color:inherit;text-decoration:none}.map:target{position:static;background:none}}
 """
 
 
+def _head(title):
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            "<title>%s</title><style>%s</style></head><body>" % (html.escape(title), STYLE))
+
+
+class _Anchors(object):
+    """Unique ASCII ids for the page's headings and figures."""
+
+    def __init__(self):
+        self.used = set()
+
+    def __call__(self, text):
+        base = re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:40] or "part"
+        anchor, n = base, 1
+        while anchor in self.used:
+            n += 1
+            anchor = "%s-%d" % (base, n)
+        self.used.add(anchor)
+        return anchor
+
+
+def headline_card(result, anchor):
+    """The ranking score of a track, what it means, and the numbers checked first."""
+    key, value = next(iter(result.scores.items()))
+    highlights = "".join("<div><dt>%s</dt><dd>%s</dd></div>" % (html.escape(label), html.escape(format_cell(v)))
+                         for label, v in result.highlights)
+    warnings = ('<p class="warn"><a href="#%s">%d warning%s</a> below.</p>'
+                % (anchor, len(result.warnings), "" if len(result.warnings) == 1 else "s")) if result.warnings else ""
+    return ('<section class="card"><h2><a href="#%s">%s</a></h2><div class="key">%s</div>'
+            '<div class="score" data-primary="%s" title="%s">%s</div><p>%s</p>%s%s</section>'
+            % (anchor, html.escape(result.title), html.escape(result.key_prefix + key),
+               html.escape(result.key_prefix + key), format_score(value),
+               charts.number(value), html.escape(result.meaning), "<dl>%s</dl>" % highlights if highlights else "",
+               warnings))
+
+
+def _split(section):
+    """(text and tables, figures) of a section; a section of figures and paragraphs only
+    goes whole with the charts."""
+    figures = [b for b in section.blocks if isinstance(b, FIGURES)]
+    if figures and not any(isinstance(b, Table) for b in section.blocks):
+        return [], section.blocks
+    return [b for b in section.blocks if not isinstance(b, FIGURES)], figures
+
+
 def render_html(scores, results, log_lines):
-    parts = [
-        "<!DOCTYPE html>",
-        '<html><head><meta charset="utf-8"><title>Detailed results</title><style>%s</style></head><body>' % STYLE,
-        "<h1>Detailed results</h1>",
-        "<h2>Scores</h2>",
-        "<table><thead><tr><th>key</th><th>value</th></tr></thead><tbody>%s</tbody></table>"
-        % "".join(
-            '<tr><td class="txt">%s</td><td class="num">%s</td></tr>' % (html.escape(k), format_score(v))
-            for k, v in scores.items()
-        ),
-    ]
-    for result in results:
-        parts.append("<h2>%s</h2>" % html.escape(result.title))
+    """The participant's page: a headline card per track, a table of contents, the tables,
+    the charts, the log, and every key of scores.txt last."""
+    anchor = _Anchors()
+    track_ids = [anchor(result.title) for result in results]
+    parts = [_head("Detailed results"), '<h1 id="top">Detailed results</h1>']
+    if len(results) > 1:  # every ranking score on the first screen, even on a phone
+        parts.append('<p class="scoreline">%s</p>' % " ".join(
+            '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (
+                a, html.escape(r.key_prefix + next(iter(r.scores))), html.escape(r.key_prefix + next(iter(r.scores))),
+                charts.number(next(iter(r.scores.values())))) for r, a in zip(results, track_ids)))
+    parts.append('<div class="cards">')
+    parts += [headline_card(r, a) for r, a in zip(results, track_ids)]
+    parts.append("</div>")
+    toc, body = [], []
+    for result, track_id in zip(results, track_ids):
+        entries = []
+        body.append('<h2 id="%s">%s</h2>' % (track_id, html.escape(result.title)))
         for warning in result.warnings:
-            parts.append('<p class="warn">Warning: %s</p>' % html.escape(warning))
+            body.append('<p class="warn">Warning: %s</p>' % html.escape(warning))
+        figure_parts = []
         for section in result.sections:
-            parts.append("<h3>%s</h3>" % html.escape(section.title))
-            parts.extend(render_block(block) for block in section.blocks)
+            text, figures = _split(section)
+            if text:
+                section_id = anchor(section.title)
+                entries.append((section_id, section.title))
+                body.append('<h3 id="%s">%s</h3>' % (section_id, html.escape(section.title)))
+                body.extend(render_block(b) for b in text)
+            if figures:
+                figure_parts.append((section, figures))
+        if figure_parts:
+            charts_id = anchor(result.title + " charts")
+            entries.append((charts_id, "Charts"))
+            body.append('<h3 id="%s">Charts</h3>' % charts_id)
+            maps = [b for _, figures in figure_parts for b in figures if isinstance(b, ErrorMap)]
+            if maps:
+                body.append("<p>Error maps: each ground-truth line in the colour of the outcome the per-page "
+                            "tables count; click a map to enlarge it.</p>")
+                body.append(error_map_legend(sorted(set(c for m in maps for c in m.outcomes))))
+            for section, figures in figure_parts:
+                section_id = anchor(section.title + " charts")
+                body.append('<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title)))
+                body.extend(render_block(b) for b in figures if isinstance(b, Paragraph))
+                body.append('<div class="figures">%s</div>' % "".join(
+                    render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id)
+                    for b in figures if not isinstance(b, Paragraph)))
+        toc.append((track_id, result.title, entries))
     if log_lines:
-        parts.append("<h2>Log</h2><pre>%s</pre>" % html.escape("\n".join(log_lines)))
+        toc.append(("log", "Log", []))
+        body.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
+    toc.append(("keys", "All keys of scores.txt", []))
+    body.append('<h2 id="keys">All keys of scores.txt</h2>')
+    body.append("<p>Shown with 4 decimals; scores.txt holds the full values (hover a value to see it).</p>")
+    body.append('<div class="scroll" tabindex="0"><table><thead><tr><th>key</th><th>value</th></tr></thead>'
+                "<tbody>%s</tbody></table></div>" % "".join(
+                    '<tr><td class="txt">%s</td><td class="num" title="%s">%s</td></tr>'
+                    % (html.escape(k), format_score(v), charts.number(v)) for k, v in scores.items()))
+    parts.append('<nav class="toc"><b>Contents</b><ul>%s</ul></nav>' % "".join(
+        '<li><a href="#%s">%s</a>%s</li>' % (
+            track_id, html.escape(title),
+            "<ul>%s</ul>" % "".join('<li><a href="#%s">%s</a></li>' % (i, html.escape(t)) for i, t in entries)
+            if entries else "")
+        for track_id, title, entries in toc))
+    parts.extend(body)
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+FAILURE_TITLES = {
+    1: ("Submission refused", "Nothing was scored. Fix what the sentence above names and submit again; the "
+                              "participant pages of the competition describe each file's format."),
+    2: ("Scoring stopped: a problem in the reference data (for the organizers)",
+        "This is not your submission's fault: the organizers must fix their reference data. Nothing was scored."),
+    3: ("Scoring stopped: an internal error of the scoring program",
+        "This is not your submission's fault: please report it to the organizers. Nothing was scored."),
+}
+
+
+def render_failure(status, sentence, log_lines):
+    """The page of a refused run: the same sentence as the last line of stderr, first."""
+    title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
+    parts = [_head("Detailed results: " + title), "<h1>Detailed results</h1>",
+             '<section class="card refused"><h2>%s</h2><p class="sentence">%s</p><p>%s</p></section>'
+             % (html.escape(title), html.escape(sentence), html.escape(advice))]
+    if log_lines:
+        parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def write_page(output, page):
+    """The detailed results page where the platform's worker takes it (platform.page_path)."""
+    path = platform.page_path(output)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    _write_atomically(path, page.encode("utf-8"))
+
+
+def write_failure_page(output, status, sentence, log_lines):
+    """detailed_results.html for a refused run, and no scores file. Best effort: the exit
+    status and stderr already tell the platform; an unwritable OUTPUT changes nothing."""
+    try:
+        if not os.path.isdir(output):
+            os.makedirs(output)
+        remove_stale_scores(output)
+        page = render_failure(status, sentence, log_lines)
+        write_page(output, page)
+    except OSError:
+        pass
 
 
 def write_outputs(output, scores, results, log_lines):
     """Everything but the scores first, then the scores, so a failure leaves none."""
     write_private(output, results)
-    page = render_html(scores, results, log_lines)
-    _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+    write_page(output, render_html(scores, results, log_lines))
     write_scores(output, scores)

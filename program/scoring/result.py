@@ -12,8 +12,17 @@ class Paragraph(object):
         self.text = text
 
 
+class Outcome(object):
+    """A table column counting one outcome of the error map (a code of
+    metrics.segmentation): the writer names and colours it as the map's legend does."""
+
+    def __init__(self, code):
+        self.code = code
+
+
 class Table(object):
-    """A table; cells are strings or numbers (numbers are shown with 4 decimals)."""
+    """A table; cells are strings or numbers (floats are shown with 4 decimals, the full
+    value being in scores.txt), columns strings or Outcome."""
 
     def __init__(self, columns, rows, caption=""):
         self.columns = list(columns)
@@ -28,6 +37,39 @@ class Picture(object):
         self.png = png
         self.caption = caption
         self.alt = alt or caption
+
+
+class PrecisionRecall(object):
+    """A precision/recall chart: per operating point in ranking order, recall, raw
+    precision and monotone precision (envelope); ap the area under the envelope."""
+
+    def __init__(self, title, recall, precision, envelope, ap):
+        self.title = title
+        self.recall, self.precision, self.envelope = recall, precision, envelope
+        self.ap = ap
+
+
+class ConfusionMatrix(object):
+    """Counts cells[row][column], rows the true class, columns the predicted class."""
+
+    def __init__(self, title, cells, row_labels, column_labels):
+        self.title = title
+        self.cells = cells
+        self.row_labels = list(row_labels)
+        self.column_labels = list(column_labels)
+
+
+class ErrorMap(object):
+    """An error map: a palette PNG whose indices are outcome codes, shown with the legend."""
+
+    def __init__(self, png, caption, width, height, outcomes):
+        self.png = png
+        self.caption = caption
+        self.width, self.height = width, height
+        self.outcomes = tuple(outcomes)  # the outcome codes its legend lists
+
+
+FIGURES = (Picture, PrecisionRecall, ConfusionMatrix, ErrorMap)
 
 
 class Section(object):
@@ -46,9 +88,11 @@ class TrackResult(object):
     scores: ordered key -> finite float, the leaderboard keys of the track, primary first.
     sections: what detailed_results.html shows to the participant.
     private: (relative path, bytes) written under OUTPUT/private/ for the organizers.
-    items: per-item results (images, pages, categories) for the meta-evaluation.
+    view: the per-item view (itemview.ItemView) every score is aggregated from.
     foregrounds: packed predicted pixel masks per page (lines), for the meta-evaluation.
     warnings: sentences also shown in the detailed results.
+    meaning: one sentence saying what the ranking score (the first key) measures;
+    highlights: (label, value) pairs a participant checks first, shown beside it.
     """
 
     def __init__(self, kind, title):
@@ -57,9 +101,12 @@ class TrackResult(object):
         self.scores = OrderedDict()
         self.sections = []
         self.private = []
-        self.items = {}
+        self.view = None
         self.foregrounds = {}  # lines: (manuscript, page) -> packed predicted foreground
         self.warnings = []
+        self.meaning = ""
+        self.key_prefix = ""  # set by the runner when two tracks of a kind share a phase
+        self.highlights = []
 
     def set_score(self, key, value):
         value = float(value)

@@ -3,7 +3,7 @@
 import os
 from collections import OrderedDict
 
-from . import layout, report
+from . import layout, report, views
 from .errors import ReferenceDataError
 from .options import parse_options
 from .tracks import TRACKS
@@ -61,6 +61,8 @@ def score_submission(input_dir, log):
             result.title = "%s (%s)" % (result.title, track.rel)
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
+        result.key_prefix = prefix
+        result.private.extend(views.private_files(track, prefix, result))
         results.append(result)
     return scores, results
 

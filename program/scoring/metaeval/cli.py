@@ -1,7 +1,9 @@
-"""compare.py: score several submissions with the track scorers and compare them.
+"""compare.py: score several submissions with the track scorers (or read the per-item
+views evaluate.py left under private/, with --scored) and compare them.
 
-Writes OUT/ranking.csv and OUT/report.html; one progress line per submission on stderr.
-Exit status as evaluate.py: 1 a submission is invalid, 2 the reference data, 3 a bug.
+Writes OUT/ranking.csv, OUT/pairs.csv, OUT/ranks.csv and OUT/report.html; one progress
+line per submission on stderr. Exit status as evaluate.py: 1 a submission is invalid,
+2 the reference data (or the command line), 3 a bug.
 """
 
 import argparse
@@ -13,23 +15,33 @@ import time
 from ..errors import ReferenceDataError, SubmissionError
 from ..cli import guarded
 from ..log import Log
-from .. import layout
+from .. import layout, views as view_files
+from ..metrics import significance
 from ..tracks import TRACKS
-from . import adapters, analysis, bootstrap, page, pixels, submissions, unlabeled
+from . import analysis, bootstrap, page, submissions, unlabeled
 
 
 def parse(argv):
     parser = argparse.ArgumentParser(
         prog="compare.py",
-        description="Meta-evaluation for organizers: confidence intervals, paired significance, "
-                    "ranking without ground truth and agreement between metrics, over several submissions.")
-    parser.add_argument("submissions", nargs="+", help="res directories or zip files, one per submission")
-    parser.add_argument("--ref", required=True, help="the reference directory (what evaluate.py reads as ref/)")
+        description="Meta-evaluation for organizers: confidence intervals, paired significance of the leaderboard "
+                    "scores, ranking stability, ranking without ground truth and agreement between metrics.")
+    parser.add_argument("submissions", nargs="+", help="res directories or zip files, one per submission; with "
+                                                       "--scored, evaluate.py output directories")
+    parser.add_argument("--ref", help="the reference directory (what evaluate.py reads as ref/)")
+    parser.add_argument("--scored", action="store_true",
+                        help="the arguments are evaluate.py output directories: compare the per-item views they "
+                             "hold under private/views/ without scoring again (no --ref needed)")
     parser.add_argument("--names", help="comma-separated labels of the submissions (default: file names)")
-    parser.add_argument("--out", default="compare_output", help="directory for ranking.csv and report.html")
+    parser.add_argument("--out", default="compare_output", help="directory for the CSV files and report.html")
     parser.add_argument("--resamples", type=int, default=bootstrap.DEFAULT_RESAMPLES,
                         help="bootstrap resamples (default %d)" % bootstrap.DEFAULT_RESAMPLES)
-    parser.add_argument("--seed", type=int, default=bootstrap.DEFAULT_SEED, help="bootstrap seed")
+    parser.add_argument("--permutations", type=int, default=significance.DEFAULT_PATTERNS,
+                        help="sign patterns of the randomisation tests when they are not enumerated exactly "
+                             "(default %d)" % significance.DEFAULT_PATTERNS)
+    parser.add_argument("--adjustment", choices=("maxT", "holm"), default="maxT",
+                        help="multiplicity adjustment over the pairs (default: Westfall-Young max-T)")
+    parser.add_argument("--seed", type=int, default=bootstrap.DEFAULT_SEED, help="bootstrap and permutation seed")
     parser.add_argument("--no-ground-truth", action="store_true",
                         help="ignore the reference labels: only the ground-truth-free analysis")
     parser.add_argument("--reference", help="name of the submission used as reference classifier "
@@ -52,74 +64,105 @@ def submission_names(args):
     if args.reference is not None and args.reference not in names:
         raise ReferenceDataError("--reference %s names no submission; the names are %s."
                                  % (args.reference, ", ".join(names)))
+    if args.resamples < 10 or args.permutations < 100:
+        raise ReferenceDataError("--resamples must be at least 10 and --permutations at least 100.")
     return names
 
 
+def _progress(progress, index, count, name, seconds, per_track):
+    shown = "; ".join("%s %s=%.4f" % (label, view.primary, value) for label, view, value in per_track)
+    progress.write("[%d/%d] %s %s in %.1f s: %s\n" % (index + 1, count, name,
+                                                     "read" if seconds is None else "scored",
+                                                     seconds or 0.0, shown))
+    progress.flush()
+
+
+def labels_of(tracks):
+    kinds = [kind for kind, _ in tracks]
+    return [kind + (" (%s)" % rel if rel and kinds.count(kind) > 1 else "") for kind, rel in tracks]
+
+
 def score_all(args, names, ref, progress):
-    """Per submission the list of TrackResults, in the phase's track order."""
+    """(track labels, per submission [(view, foregrounds)] in the phase's track order)."""
+    tracks = [(t.kind, t.rel) for t in layout.find_tracks(ref, TRACKS)]
+    labels = labels_of(tracks)
     workspace = submissions.Workspace()
-    all_results = []
-    foregrounds = []
+    scored = []
     try:
         for index, (path, name) in enumerate(zip(args.submissions, names)):
             start = time.time()
             input_dir = workspace.input_for(index, ref, path)
-            log = Log(stream=io.StringIO())
             try:
-                scores, results = submissions.score(input_dir, log)
+                _, results = submissions.score(input_dir, Log(stream=io.StringIO()))
             except SubmissionError as error:
                 raise SubmissionError("submission %s: %s" % (name, error.sentence))
-            all_results.append(results)
-            if any(r.kind == "lines" for r in results):
-                # Decoded once here, kept packed: the pixels of the ground-truth-free analysis.
-                foregrounds.append(pixels.collect_foregrounds(input_dir, results, log))
-            shown = ", ".join("%s=%.4f" % (k, v) for k, v in scores[:3])
-            progress.write("[%d/%d] %s scored in %.1f s: %s\n" % (index + 1, len(names), name,
-                                                                  time.time() - start, shown))
-            progress.flush()
+            scored.append([(r.view, r.foregrounds) for r in results])
+            _progress(progress, index, len(names), name, time.time() - start,
+                      [(label, r.view, r.scores[r.view.primary]) for label, r in zip(labels, results)])
     finally:
         workspace.close()
-    return all_results, foregrounds
+    return labels, scored
+
+
+def read_all(args, names, progress):
+    """As score_all, from the views that evaluate.py wrote under each output's private/."""
+    tracks, scored = None, []
+    for index, (path, name) in enumerate(zip(args.submissions, names)):
+        found = view_files.read_scored(path)
+        these = [(meta["kind"], meta["rel"]) for meta, _, _ in found]
+        if tracks is None:
+            tracks = these
+        elif these != tracks:
+            raise ReferenceDataError("%s holds the views of tracks %s, the first output %s; compare outputs of "
+                                     "one phase." % (path, these, tracks))
+        scored.append([(view, foregrounds) for _, view, foregrounds in found])
+        _progress(progress, index, len(names), name, None,
+                  [(label, view, view_files_primary(view)) for label, (_, view, _) in zip(labels_of(these), found)])
+    return labels_of(tracks), scored
+
+
+def view_files_primary(view):
+    from ..itemview import leaderboard
+    return leaderboard(view)[view.primary]
 
 
 def compare(args, names, progress=sys.stderr):
-    if not os.path.isdir(args.ref):
-        raise ReferenceDataError("--ref %s is not a directory; give the reference directory (ref/)." % args.ref)
-    tracks = layout.find_tracks(args.ref, TRACKS)
-    without_labels = unlabeled.unlabeled_tracks(args.ref)
-    scratch = submissions.Workspace()
-    try:
-        ref = args.ref
-        if without_labels:
-            progress.write("No labels in %s: ground-truth-free analysis only for %s.\n" % (
-                args.ref, ", ".join(t or "the root track" for t in sorted(without_labels))))
-            ref = unlabeled.placeholder_reference(args.ref, scratch.root, without_labels)
-        all_results, foregrounds = score_all(args, names, ref, progress)
-    finally:
-        scratch.close()
+    without_labels = {}
+    if args.scored:
+        labels, scored = read_all(args, names, progress)
+    else:
+        if args.ref is None or not os.path.isdir(args.ref):
+            raise ReferenceDataError("--ref %s is not a directory; give the reference directory (ref/), or "
+                                     "--scored with evaluate.py output directories." % args.ref)
+        without_labels = unlabeled.unlabeled_tracks(args.ref)
+        scratch = submissions.Workspace()
+        try:
+            ref = args.ref
+            if without_labels:
+                progress.write("No labels in %s: ground-truth-free analysis only for %s.\n" % (
+                    args.ref, ", ".join(t or "the root track" for t in sorted(without_labels))))
+                ref = unlabeled.placeholder_reference(args.ref, scratch.root, without_labels)
+            labels, scored = score_all(args, names, ref, progress)
+        finally:
+            scratch.close()
+        rels = [t.rel for t in layout.find_tracks(args.ref, TRACKS)]
     analyses = []
-    for t, track in enumerate(tracks):
-        results = [r[t] for r in all_results]
-        views = [adapters.view(r) for r in results]
-        label = track.kind + (" (%s)" % track.rel if track.rel and [k.kind for k in tracks].count(track.kind) > 1
-                              else "")
+    for t, label in enumerate(labels):
+        views = [s[t][0] for s in scored]
+        foregrounds = [s[t][1] for s in scored]
         progress.write("Analysing track %s over %d submissions.\n" % (label, len(names)))
-        ground_truth = not args.no_ground_truth and track.rel not in without_labels
-        override = None
-        if foregrounds and all(track.rel in f for f in foregrounds):
-            progress.write("Pixel statistics of the line maps (ground-truth-free analysis).\n")
-            override = pixels.gram_from_packed([f[track.rel] for f in foregrounds],
-                                               names.index(args.reference) if args.reference else None)
-        a = analysis.analyse(label, names, views, args.resamples, args.seed,
-                             ground_truth=ground_truth, reference=args.reference, binary_override=override)
-        analyses.append(a)
+        ground_truth = not args.no_ground_truth and not (without_labels and rels[t] in without_labels)
+        options = analysis.Options(args.resamples, args.seed, args.permutations, args.adjustment, ground_truth,
+                                   args.reference)
+        analyses.append(analysis.analyse(label, names, views, options, foregrounds))
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
-    with open(os.path.join(args.out, "ranking.csv"), "w") as stream:
-        stream.write(page.ranking_csv(analyses))
     closing = page.closing_note(analyses)
-    with open(os.path.join(args.out, "report.html"), "w", encoding="utf-8") as stream:
-        stream.write(page.report_html(analyses, closing))
+    for filename, text in (("ranking.csv", page.ranking_csv(analyses)), ("pairs.csv", page.pairs_csv(analyses)),
+                           ("ranks.csv", page.ranks_csv(analyses)),
+                           ("report.html", page.report_html(analyses, closing))):
+        with open(os.path.join(args.out, filename), "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
     for line in closing:
         progress.write(line + "\n")
     return analyses
@@ -133,6 +176,5 @@ def main(argv=None):
                         "submissions at a time, or run it on a machine with more memory.")
     if status:
         return status
-    sys.stderr.write("Wrote %s and %s.\n" % (os.path.join(args.out, "ranking.csv"),
-                                             os.path.join(args.out, "report.html")))
+    sys.stderr.write("Wrote ranking.csv, pairs.csv, ranks.csv and report.html in %s.\n" % args.out)
     return 0

@@ -1,19 +1,21 @@
-"""Ground-truth-free statistics over the pixels of the line maps (track `lines`).
+"""Ground-truth-free statistics over pixel decisions (a track whose result keeps packed
+predicted foregrounds per page, such as the line maps).
 
 Each submission's predicted foreground is decoded once, packed to bits and kept; the
-statistics are then accumulated page by page from two Gram matrices over submissions,
-which are sufficient for every pseudo-metric and for every reference-classifier McNemar
-test (metrics/pseudo.py, metrics/significance.py):
-  G[i, j]  = pixels in the foreground of both i and j;
-  GE[i, j] = pixels where both i and j differ from the reference classifier.
-With s submissions and the consensus P = (sum_k S_k) / s per pixel:
-  sum S_k = G[k, k], sum P S_k = sum_j G[j, k] / s, sum P = trace(G) / s,
-  sum P^2 = sum_jk G[j, k] / s^2.
+statistics are accumulated page by page from products linear in the number s of
+submissions (metrics/pseudo.py): with S the (s x pixels) 0/1 matrix, v = sum_k S_k the
+count of submissions per pixel and the consensus P = v / s,
+  sum S_k = S_k . 1,  sum P S_k = S_k . v / s,  sum P = sum v / s,  sum P^2 = v . v / s^2.
+The pseudo-metrics are sums over pixels; the reference-classifier test is not: pixels of
+one line are not independent, so its unit is the page. Per page, e_k = pixels where
+submission k differs from the reference r = sum S_k + sum r - 2 S_k . r, and of two
+submissions the one with the smaller e_k agrees more with the reference on that page
+(equal e: neither).
 """
 
 import numpy as np
 
-CHUNK = 1 << 18  # pixels per block of the Gram products (memory bound: s x CHUNK floats)
+CHUNK = 1 << 18  # pixels per block of the products (memory bound: s x CHUNK floats)
 
 
 def unpack(packed):
@@ -22,64 +24,61 @@ def unpack(packed):
     return np.unpackbits(bits)[:size]
 
 
-class PixelGram(object):
-    """Accumulates G and GE over pages; reference: a submission index or None (majority vote)."""
+class PixelSums(object):
+    """Accumulates the sums over pages; reference: a submission index or None (majority vote)."""
 
     def __init__(self, count, reference=None):
         self.count = count
         self.reference = reference
-        self.g = np.zeros((count, count))
-        self.ge = np.zeros((count, count))
+        self.sum_s = np.zeros(count)
+        self.sum_vs = np.zeros(count)
+        self.sum_v = 0.0
+        self.sum_v2 = 0.0
         self.pixels = 0
+        self.page_errors = []
 
     def add_page(self, masks):
-        """masks: one flat 0/1 uint8 (or bool) array per submission, same length.
-
-        Only pixels in some submission's foreground can count (elsewhere every S_k and
-        the reference are 0). With r the reference, over the pixels:
-        GE[i, j] = G[i, j] + n1 - c_i - c_j, n1 = sum r and c_i = sum S_i r, since
-        e_i e_j = S_i S_j where r = 0 and (1 - S_i)(1 - S_j) where r = 1.
-        Products of blocks of at most 2^18 pixels are exact in float32.
-        """
+        """masks: one flat 0/1 uint8 (or bool) array per submission, same length. Only
+        pixels in some submission's foreground count (elsewhere every S_k and r are 0).
+        Products of blocks of at most 2^18 pixels are exact in float32."""
         m = np.stack([np.asarray(x, dtype=np.uint8).ravel() for x in masks])
         if m.shape[0] != self.count:
             raise ValueError("expected %d masks, got %d" % (self.count, m.shape[0]))
         self.pixels += m.shape[1]
         m = m[:, m.any(axis=0)]
+        errors = np.zeros(self.count)
         for start in range(0, m.shape[1], CHUNK):
             block = m[:, start:start + CHUNK]
+            votes = block.sum(axis=0, dtype=np.int32)
             if self.reference is None:
-                ref = block.sum(axis=0, dtype=np.int32) * 2 > self.count
+                ref = votes * 2 > self.count
             else:
                 ref = block[self.reference].astype(bool)
             f = block.astype(np.float32)
-            g = f.dot(f.T).astype(np.float64)
-            c = f.dot(ref.astype(np.float32)).astype(np.float64)
-            self.g += g
-            self.ge += g + float(np.count_nonzero(ref)) - c[:, None] - c[None, :]
+            ones = f.sum(axis=1, dtype=np.float64)
+            self.sum_s += ones
+            self.sum_vs += f.dot(votes.astype(np.float32)).astype(np.float64)
+            self.sum_v += float(votes.sum())
+            self.sum_v2 += float(np.dot(votes.astype(np.float64), votes))
+            errors += ones + float(np.count_nonzero(ref)) - 2 * f.dot(ref.astype(np.float32)).astype(np.float64)
+        self.page_errors.append(errors)
 
     def stats(self):
         """The sufficient statistics of metrics.pseudo.pseudo_metrics."""
         s = float(self.count)
-        return {"sum_s": np.diag(self.g).copy(), "sum_ps": self.g.sum(axis=0) / s,
-                "sum_p": float(np.trace(self.g)) / s, "sum_p2": float(self.g.sum()) / s ** 2,
-                "d": float(self.pixels)}
+        return {"sum_s": self.sum_s.copy(), "sum_ps": self.sum_vs / s, "sum_p": self.sum_v / s,
+                "sum_p2": self.sum_v2 / s ** 2, "d": float(self.pixels)}
+
+    def page_agreement(self):
+        """n_agree[i, j]: pages where i differs from the reference on fewer pixels than j."""
+        errors = np.stack(self.page_errors, axis=1) if self.page_errors else np.zeros((self.count, 0))
+        return np.stack([np.count_nonzero(errors[i][None, :] < errors, axis=1) for i in range(self.count)])
 
 
-def gram_from_packed(per_submission, reference=None):
+def from_packed(per_submission, reference=None):
     """per_submission: for each submission {page key: packed mask}; same keys for all.
-    Returns (stats, error gram) for analysis.analyse(binary_override=...)."""
-    gram = PixelGram(len(per_submission), reference)
+    Returns (sufficient statistics, page-level n_agree)."""
+    sums = PixelSums(len(per_submission), reference)
     for key in sorted(per_submission[0]):
-        gram.add_page([unpack(p[key]) for p in per_submission])
-    return gram.stats(), gram.ge
-
-
-def collect_foregrounds(input_dir, results, log):
-    """{track rel: {(manuscript, page): packed mask}} for every lines track of a scored
-    submission: the masks its scorer kept while decoding each page (never decoded again)."""
-    from .. import runner
-
-    prepared = runner.prepare(input_dir, log)
-    return dict((track.rel, result.foregrounds) for (track, _, _, _), result in zip(prepared, results)
-                if track.kind == "lines")
+        sums.add_page([unpack(p[key]) for p in per_submission])
+    return sums.stats(), sums.page_agreement()

@@ -8,26 +8,31 @@ import numpy as np
 
 
 def ranks_from_scores(scores, higher_is_better=True):
-    """Competition ranks (1 = best; equal scores share the best of their ranks)."""
-    s = np.asarray(scores, dtype=float)
+    """Competition ranks (1 = best; equal scores share the best of their ranks), scores
+    compared at 12 decimals (significance.comparable)."""
+    s = np.round(np.asarray(scores, dtype=float), 12)
     if not higher_is_better:
         s = -s
     return 1 + (s[None, :] > s[:, None]).sum(axis=1)
 
 
 def _pair_signs(scores):
-    s = np.asarray(scores, dtype=float)
+    s = np.round(np.asarray(scores, dtype=float), 12)
     signs = np.sign(s[:, None] - s[None, :])
     upper = np.triu_indices(s.size, 1)
     return signs[upper]
 
 
 def rank_distance(scores_a, scores_b):
-    """Tie-aware rank distance (seeds/paper-comparing-text-detection-evaluation-protocols.txt,
-    section III-B and Figure 3): the cost of turning one ranking into the other with swaps of
-    neighbours (1 each) and splits or merges of tied groups (0.5 each). Over unordered pairs
-    of items: a pair ordered one way in one ranking and the other way in the other costs 1,
-    a pair tied in exactly one ranking costs 0.5. Figure 3: a=d>b>c>f>e vs a>b>c>d>e>f is 3.5.
+    """Pairwise tie-aware rank distance: over unordered pairs of items, a pair ordered one
+    way in one ranking and the other way in the other costs 1, a pair tied in exactly one
+    ranking costs 0.5.
+
+    It reproduces Figure 3 of the paper comparing text-detection evaluation protocols
+    (seeds/paper-comparing-text-detection-evaluation-protocols.txt, section III-B):
+    a=d>b>c>f>e vs a>b>c>d>e>f costs 3.5. It is not the paper's edit distance in general:
+    a=b=c vs a>b>c costs 1.5 here (three pairs tied in one ranking only), 1.0 by the
+    paper's operations (two splits of a tied group).
     """
     a, b = _pair_signs(scores_a), _pair_signs(scores_b)
     discordant = np.count_nonzero(a * b < 0)
@@ -38,7 +43,7 @@ def rank_distance(scores_a, scores_b):
 def kendall_tau_b(scores_a, scores_b):
     """Kendall's tau-b from its definition: (C - D) / sqrt((n0 - n1) (n0 - n2)), n0 the
     number of pairs, n1 (n2) the pairs tied in the first (second) ranking, C and D the
-    concordant and discordant pairs. 0 when one ranking is all ties (undefined otherwise)."""
+    concordant and discordant pairs. None (undefined) when one ranking is all ties."""
     a, b = _pair_signs(scores_a), _pair_signs(scores_b)
     n0 = a.size
     concordant = np.count_nonzero(a * b > 0)
@@ -47,5 +52,5 @@ def kendall_tau_b(scores_a, scores_b):
     n2 = np.count_nonzero(b == 0)
     denominator = np.sqrt(float(n0 - n1) * float(n0 - n2))
     if denominator == 0:
-        return 0.0
+        return None
     return float((concordant - discordant) / denominator)

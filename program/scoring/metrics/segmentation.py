@@ -17,6 +17,10 @@ from scipy.sparse import csgraph
 
 METRICS = ("line_iu", "pixel_iu", "dr", "ra", "fm")
 
+# The outcomes the per-page tables count, one code each; the error map paints every pixel
+# with one of them (0: no line there), so the map and the tables use one vocabulary.
+BACKGROUND, CORRECT, MISSED, IMPRECISE, EXTRA, TOLERATED, UNCOUNTED = range(7)
+
 Lines = collections.namedtuple("Lines", "shape start stop value label count")
 Lines.__doc__ = """The lines of a page as horizontal runs of pixels, in raster order.
 
@@ -194,7 +198,12 @@ def standard_page(shared, threshold=0.75, match_threshold=0.75):
     FM = 2 DR RA / (DR + RA). A 0/0 ratio is 1.
 
     Returns a dict of the five metrics, the counts (gt, predicted, correct, missed,
-    extra, m) and `correct_gt`, a boolean per ground-truth line (label 1..N1).
+    imprecise, extra, m), and for the error map: `gt_outcome`, the outcome of each
+    ground-truth line (label 1..N1: CORRECT, MISSED, or IMPRECISE for a line matched with
+    recall >= t but precision < t, whose prediction counts as extra and which is not
+    missed), `pred_extra`, whether each predicted line (1..N2) counts as extra, and
+    `pred_match`, the ground-truth label each predicted line is matched to (0: none).
+    correct + missed + imprecise = gt.
     """
     n1, n2 = shared.area_gt.size - 1, shared.area_pred.size - 1
     area_gt, area_pred = shared.area_gt[1:], shared.area_pred[1:]
@@ -213,14 +222,20 @@ def standard_page(shared, threshold=0.75, match_threshold=0.75):
     overlap = int(m_inter.sum())
     m = int(np.count_nonzero(iou >= match_threshold))
     dr, ra = ratio(m, n1), ratio(m, n2)
-    correct_gt = np.zeros(n1, dtype=bool)
-    correct_gt[m_gt[good]] = True
+    gt_outcome = np.full(n1, MISSED, dtype=np.uint8)
+    gt_outcome[m_gt[good]] = CORRECT
+    gt_outcome[m_gt[(precision < threshold) & (recall >= threshold)]] = IMPRECISE
+    pred_extra = np.ones(n2, dtype=bool)
+    pred_extra[m_pred[precision >= threshold]] = False
+    pred_match = np.zeros(n2, dtype=np.int64)
+    pred_match[m_pred] = m_gt + 1
     return {
         "line_iu": ratio(correct, correct + extra + missed),
         "pixel_iu": ratio(overlap, int(area_gt.sum()) + int(area_pred.sum()) - overlap),
         "dr": dr, "ra": ra, "fm": f_measure(dr, ra),
-        "gt": n1, "predicted": n2, "correct": correct, "missed": missed, "extra": extra, "m": m,
-        "correct_gt": correct_gt,
+        "gt": n1, "predicted": n2, "correct": correct, "missed": missed,
+        "imprecise": int(np.count_nonzero(gt_outcome == IMPRECISE)), "extra": extra, "m": m,
+        "gt_outcome": gt_outcome, "pred_extra": pred_extra, "pred_match": pred_match,
     }
 
 
@@ -285,6 +300,7 @@ def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
     iou = inter / np.maximum(union, 1)
     m = int(np.count_nonzero(iou >= match_threshold))
     ra_undefined = False
+    gt_outcome = np.full(n1, UNCOUNTED, dtype=np.uint8)
     if n2 > 0 and n1 > 0:
         best = np.argmax(iou, axis=1)
         rows = np.arange(n1)
@@ -297,6 +313,7 @@ def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
         correct = int(good.sum())
         missed = int(np.count_nonzero(~good & (recall < threshold)))
         extra = int(rows.size) - correct - missed
+        gt_outcome[rows] = np.where(good, CORRECT, np.where(recall < threshold, MISSED, IMPRECISE))
         total_union = int(m_union.sum())
         pixel_iu = 0.0 if total_union == 0 else int(m_inter.sum()) / total_union
         line_iu = 0.0 if rows.size == 0 else correct / int(rows.size)
@@ -316,15 +333,50 @@ def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
         "line_iu": line_iu, "pixel_iu": pixel_iu, "dr": dr, "ra": ra, "fm": fm,
         "gt": n1, "predicted": n2, "correct": correct, "missed": missed, "extra": extra, "m": m,
         "ra_undefined": ra_undefined,
+        # For the error map: the script's "extra" is a line found (R >= t) with P < t, an
+        # imprecise line; a line without overlapping prediction is counted nowhere, and so is
+        # every predicted pixel outside the ground truth.
+        "imprecise": extra, "uncounted": int(np.count_nonzero(gt_outcome == UNCOUNTED)),
+        "gt_outcome": gt_outcome,
     }
 
 
-def error_map(gt, correct_gt, predicted_foreground):
-    """Per-pixel classes of the error map: 0 background, 1 a correctly detected
-    ground-truth line, 2 another ground-truth line (missed), 3 a predicted pixel outside
-    the ground truth (extra). gt: the ground truth's Lines; uint8, the shape of the page."""
-    classes = paint(gt, np.concatenate([[0], np.where(correct_gt, 1, 2)]), np.uint8)
-    classes[predicted_foreground & (classes == 0)] = 3
+def error_map(gt, predicted, outcome):
+    """The error map of a page: one outcome code per pixel (uint8, the page's shape).
+
+    gt, predicted: the page's Lines; outcome: `gt_outcome`, `pred_extra` and `pred_match`
+    of the page (standard_page; fest2025_page gives `gt_outcome` only). A ground-truth
+    line's pixels carry its outcome (CORRECT, MISSED, IMPRECISE, or UNCOUNTED where the protocol counts it
+    nowhere); a predicted line counted as extra paints EXTRA where it lies outside the
+    line it is matched to: outside the ground truth on every pixel, over another
+    ground-truth line on every other pixel (a checkerboard, so that line's own outcome
+    stays visible); predicted pixels of other lines outside the ground truth are TOLERATED.
+    So every extra line shows some EXTRA pixels, and every ground-truth line shows its
+    own outcome: counting colours gives the table's counts.
+    """
+    height, width = gt.shape
+    gt_label = paint(gt, np.arange(gt.count + 1), np.int64)
+    pred_label = paint(predicted, np.arange(predicted.count + 1), np.int64)
+    classes = np.concatenate([[BACKGROUND], outcome["gt_outcome"]]).astype(np.uint8)[gt_label]
+    extra_of = np.zeros(predicted.count + 1, dtype=bool)
+    match_of = np.zeros(predicted.count + 1, dtype=np.int64)
+    if "pred_extra" in outcome:  # fest2025 counts no predicted line as extra
+        extra_of[1:], match_of[1:] = outcome["pred_extra"], outcome["pred_match"]
+    extra, match = extra_of[pred_label], match_of[pred_label]
+    on_gt = gt_label > 0
+    foreign = extra & ((gt_label != match) | (match == 0))  # not on its own matched line
+    classes[foreign & ~on_gt] = EXTRA
+    over = np.flatnonzero(foreign & on_gt)
+    classes.ravel()[over[(over // width + over % width) % 2 == 0]] = EXTRA
+    # An extra line whose only foreign pixels fell on the other squares (a corner over
+    # another line) takes them all, so that no extra line goes unseen.
+    flat_pred = pred_label.ravel()
+    seen = np.bincount(flat_pred[classes.ravel() == EXTRA], minlength=predicted.count + 1) > 0
+    unseen = extra_of & ~seen
+    unseen[0] = False
+    if unseen.any():
+        classes.ravel()[over[unseen[flat_pred[over]]]] = EXTRA
+    classes[(pred_label > 0) & ~on_gt & ~extra] = TOLERATED
     return classes
 
 

@@ -4,9 +4,11 @@ Reference: `<Category>.txt`, lines `<image id> <label>` (1 positive, 0 or -1 neg
 Submission: `<Category>.txt`, lines `<image id> <confidence>`. Whitespace-separated
 (spaces or tabs), UTF-8 with or without a BOM, LF or CRLF, blank lines ignored.
 
-Files are parsed in one pass over the whole text (one str.split; numbers and ids of one
-width converted and matched from their bytes, others by float() and a dictionary); only
-when something is wrong is the file re-read line by line to name the line in the message.
+A file whose every line is '<id><space or tab><value>' in ASCII (the usual case) is
+parsed from its bytes with array operations: ids become the rows of a byte matrix
+(matched by hashing and checked byte for byte), numbers are converted exactly (see
+text.decimal_values). Any other file goes through one str.split of its text, and only
+when something is wrong is it re-read line by line to name the line in the message.
 """
 
 import difflib
@@ -16,11 +18,46 @@ import os
 import numpy as np
 
 from ..errors import ReferenceDataError, SubmissionError
-from .text import decode_lines, fixed_width_rows, floats, read_bytes
+from .text import decimal_values, decode_lines, floats, read_bytes, strided_rows
 
 LABELS = {"1": True, "+1": True, "0": False, "-1": False}
 #: Put in place of every newline before splitting: a token no text file holds (NUL is refused).
 _MARK = "\x00"
+
+
+class IdRows(object):
+    """Image ids as the rows of a (count, width) byte matrix, shorter ids padded with NUL
+    bytes (which no accepted file holds); compared, hashed and matched as arrays, turned
+    into strings only when a message or the dictionary needs them."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self._strings = None
+
+    def __len__(self):
+        return self.rows.shape[0]
+
+    def __eq__(self, other):
+        return isinstance(other, IdRows) and self.rows.shape == other.rows.shape and \
+            bool((self.rows == other.rows).all())
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+    def __getitem__(self, i):
+        return self.strings()[i]
+
+    def strings(self):
+        if self._strings is None:
+            packed = self.rows.view("S%d" % self.rows.shape[1]).ravel()  # trailing NULs dropped
+            self._strings = [b.decode("ascii") for b in packed.tolist()]
+        return self._strings
+
+
+def as_list(ids):
+    return ids.strings() if isinstance(ids, IdRows) else ids
 
 
 class Category(object):
@@ -32,7 +69,7 @@ class Category(object):
 
     def __init__(self, name, ids, positive, lookup=None):
         self.name = name
-        self.ids = ids
+        self.ids = ids  # a list of str, or IdRows
         self.positive = positive  # (n,) bool
         self.lookup = lookup if lookup is not None else {}
 
@@ -42,8 +79,68 @@ class Category(object):
 
     def position(self):
         if "position" not in self.lookup:
-            self.lookup["position"] = dict(zip(self.ids, range(len(self.ids))))
+            ids = as_list(self.ids)
+            self.lookup["position"] = dict(zip(ids, range(len(ids))))
         return self.lookup["position"]
+
+
+#: Ids wider than this go through the text path (the byte matrix would be mostly padding).
+_WIDEST_ID = 200
+
+
+def byte_pairs(data):
+    """The fast path of a file of lines '<field><space or tab><field>': (bytes as a
+    uint8 array, start of each line, its separator, end of its second field), entry i
+    on line i + 1; None for any other file (blank or indented lines, several
+    separators, non-ASCII bytes, control characters...), which the text path then
+    reads. A BOM, CRLF line ends and trailing blank lines are accepted."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    end = len(data)
+    while end and data[end - 1] in b" \t\r\n":  # trailing blank lines
+        end -= 1
+        if len(data) - end > 64:
+            return None
+    if end == 0:
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8, count=end)
+    if buf.max() > 126:
+        return None
+    blanks = np.flatnonzero(buf < 33)  # separators, line ends, control characters
+    kind = buf[blanks]
+    # A valid file's blanks repeat one period: separator, newline (or separator, CR, newline).
+    period = 3 if blanks.size > 1 and kind[1] == 13 else 2
+    lines = (blanks.size + period - 1) // period
+    if blanks.size != lines * period - (period - 1):
+        return None
+    separators, newlines = blanks[0::period], blanks[period - 1::period]
+    kinds = kind[0::period]
+    if not (((kinds == 32) | (kinds == 9)).all() and (kind[period - 1::period] == 10).all()):
+        return None
+    gaps = np.diff(blanks)  # a field between a separator and a line end, and after a line end
+    if lines > 1 and int(gaps[period - 1::period].min()) < 2:
+        return None
+    if int(blanks[0]) == 0 or int(blanks[-1]) == end - 1 or int(gaps[0::period].min(initial=2)) < 2:
+        return None
+    if period == 3 and not ((kind[1::3] == 13).all() and (gaps[1::3] == 1).all()):
+        return None
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.append(blanks[1::period], end)
+    return buf, starts, separators, ends
+
+
+def id_rows(buf, starts, stops):
+    """IdRows of the fields buf[starts[i]:stops[i]], or None when one is too wide."""
+    lengths = stops - starts
+    width = int(lengths.max())
+    if width > _WIDEST_ID:
+        return None
+    if int(lengths.min()) == width:
+        rows = np.ascontiguousarray(strided_rows(buf, starts, width))
+    else:
+        rows = buf[np.minimum(starts[:, None] + np.arange(width), buf.size - 1)]
+        rows[np.arange(width) >= lengths[:, None]] = 0
+    return IdRows(rows)
 
 
 def split_pairs(data, shown, error):
@@ -110,18 +207,42 @@ def read_reference(track):
     for name in names:
         shown = track.ref_name(name + ".txt")
         data = read_bytes(os.path.join(track.path, name + ".txt"), shown, ReferenceDataError)
-        ids, texts, lines = split_pairs(data, shown, ReferenceDataError)
-        if not ids:
-            raise ReferenceDataError("%s lists no image; expected lines '<image id> <label>'." % shown)
-        positive = _positive_mask(texts, lines, shown)
+        ids, positive = _read_labels_fast(data)
+        lines = None
+        if ids is None:
+            ids, texts, lines = split_pairs(data, shown, ReferenceDataError)
+            if not ids:
+                raise ReferenceDataError("%s lists no image; expected lines '<image id> <label>'." % shown)
+            positive = _positive_mask(texts, lines, shown)
         previous = categories[-1] if categories else None
         if previous is not None and ids == previous.ids:
             category = Category(name, previous.ids, positive, previous.lookup)
         else:
-            _refuse_duplicates(ids, lines, shown, ReferenceDataError)
             category = Category(name, ids, positive)
+            if isinstance(ids, IdRows):
+                if _sorted_keys(category) is None:  # two ids hash alike: maybe one id twice
+                    _refuse_duplicates(ids.strings(), None, shown, ReferenceDataError)
+            else:
+                _refuse_duplicates(ids, lines, shown, ReferenceDataError)
         categories.append(category)
     return categories
+
+
+def _read_labels_fast(data):
+    """(IdRows, positive mask) of a reference file on the fast path, else (None, None)
+    (the text path then reads it and names any bad line)."""
+    parsed = byte_pairs(data)
+    if parsed is None:
+        return None, None
+    buf, starts, separators, ends = parsed
+    ids = id_rows(buf, starts, separators)
+    # Labels 1 and 0 (one character), +1 and -1 (two): the last character is the digit.
+    last, width = buf[ends - 1], ends - separators - 1
+    sign = buf[np.maximum(ends - 2, 0)]
+    one = (width == 1) & ((last == 48) | (last == 49)) | (width == 2) & (last == 49) & ((sign == 43) | (sign == 45))
+    if ids is None or not one.all():
+        return None, None
+    return ids, (last == 49) & ((width == 1) | (sign == 43))
 
 
 def _positive_mask(texts, lines, shown):
@@ -220,16 +341,31 @@ def read_confidences(path, shown, category, missing):
     missing: 'error' (a missing id is an error) or 'last' (missing ids get -inf:
     ranked below every submitted one, tied together).
     """
-    ids, texts, lines = split_pairs(read_bytes(path, shown), shown, SubmissionError)
-    if not ids:
-        raise SubmissionError("%s is empty; expected one line '<image id> <confidence>' per image of category %s."
-                              % (shown, category.name))
-    confidences = _to_floats(texts, lines, shown)
+    data = read_bytes(path, shown)
+    parsed = byte_pairs(data)
+    ids = None
+    if parsed is not None:
+        buf, starts, separators, ends = parsed
+        ids = id_rows(buf, starts, separators)
+    if ids is not None:
+        lines = None
+        confidences, slow = decimal_values(buf, separators + 1, ends)
+        for i in slow.tolist():
+            text = bytes(buf[separators[i] + 1:ends[i]]).decode("ascii")
+            confidences[i] = _to_float(text, i, lines, shown)
+        texts = None
+    else:
+        ids, texts, lines = split_pairs(data, shown, SubmissionError)
+        if not ids:
+            raise SubmissionError("%s is empty; expected one line '<image id> <confidence>' per image of category "
+                                  "%s." % (shown, category.name))
+        confidences = _to_floats(texts, lines, shown)
     bad = np.flatnonzero(~np.isfinite(confidences))
     if bad.size:
         i = bad[0]
+        text = texts[i] if texts is not None else bytes(buf[separators[i] + 1:ends[i]]).decode("ascii")
         raise SubmissionError("%s line %d has the confidence %r; expected a finite number."
-                              % (shown, line_number(lines, i), texts[i]))
+                              % (shown, line_number(lines, i), text))
     n = len(category.ids)
     if ids == category.ids:
         return confidences, 0
@@ -252,12 +388,12 @@ def read_confidences(path, shown, category, missing):
 def _match_ids(ids, lines, shown, category):
     """The reference index of every submitted id, and how often each is submitted."""
     n = len(category.ids)
-    index = _match_fixed_width(ids, category)
+    index = _match_rows(ids, category)
     if index is None:
-        index = _match_by_dictionary(ids, lines, shown, category)
+        index = _match_by_dictionary(as_list(ids), lines, shown, category)
     counts = np.bincount(index, minlength=n)
     if (counts > 1).any():
-        _refuse_duplicates(ids, lines, shown, SubmissionError)
+        _refuse_duplicates(as_list(ids), lines, shown, SubmissionError)
     return index, counts
 
 
@@ -285,29 +421,50 @@ def _row_keys(rows):
     return keys
 
 
-def _match_fixed_width(ids, category):
-    """The reference index of every submitted id when all ids, submitted and reference,
-    are ASCII of one width (as ChaLearn's '000123.jpg'): by hashing each id's bytes,
-    a binary search among the reference's sorted hashes and a byte-for-byte check of
-    every match. None when that does not apply or an id is unknown or repeated (the
-    dictionary then finds the line to name)."""
-    if "rows" not in category.lookup:
-        rows = fixed_width_rows(category.ids)
-        if rows is not None:
-            keys = _row_keys(rows)
-            order = np.argsort(keys, kind="stable")
-            category.lookup["rows"] = (rows, keys[order], order)
-        else:
-            category.lookup["rows"] = None
-    reference = category.lookup["rows"]
-    rows = fixed_width_rows(ids) if reference is not None else None
-    if rows is None or rows.shape[1] != reference[0].shape[1]:
+def _sorted_keys(category):
+    """(sorted hashes of the reference ids, their order), computed once per id list;
+    None when the ids are not IdRows or two of them hash alike."""
+    if "keys" not in category.lookup:
+        found = None
+        if isinstance(category.ids, IdRows):
+            keys = _row_keys(category.ids.rows)
+            order = np.argsort(keys)
+            keys = keys[order]
+            if not (keys[1:] == keys[:-1]).any():
+                found = (keys, order)
+        category.lookup["keys"] = found
+    return category.lookup["keys"]
+
+
+def _match_rows(ids, category):
+    """The reference index of every submitted id when ids, submitted and reference, are
+    IdRows: by hashing each id's bytes, a binary search among the reference's sorted
+    hashes and a byte-for-byte check of every match. None when that does not apply or
+    an id is unknown (the dictionary then finds the line to name)."""
+    reference = _sorted_keys(category)
+    if reference is None or not isinstance(ids, IdRows):
         return None
-    ref_rows, sorted_keys, order = reference
-    index = order[np.minimum(np.searchsorted(sorted_keys, _row_keys(rows)), sorted_keys.size - 1)]
+    ref_rows, rows = category.ids.rows, ids.rows
+    if rows.shape[1] > ref_rows.shape[1]:
+        return None
+    if rows.shape[1] < ref_rows.shape[1]:  # pad to the reference's width, as its shorter ids are
+        rows = np.concatenate((rows, np.zeros((rows.shape[0], ref_rows.shape[1] - rows.shape[1]), np.uint8)), 1)
+    sorted_keys, order = reference
+    keys = _row_keys(rows)
+    mine = np.argsort(keys)  # sorted needles: a cache-friendly search (3x faster than in file order)
+    index = np.empty(keys.size, dtype=np.int64)
+    index[mine] = order[np.minimum(np.searchsorted(sorted_keys, keys[mine]), sorted_keys.size - 1)]
     if not (ref_rows[index] == rows).all():
         return None
     return index
+
+
+def _to_float(text, i, lines, shown):
+    try:
+        return float(text)
+    except ValueError:
+        raise SubmissionError("%s line %d has the confidence %r; expected a number such as 0.127031."
+                              % (shown, line_number(lines, i), text[:30]))
 
 
 def _to_floats(texts, lines, shown):
@@ -315,11 +472,4 @@ def _to_floats(texts, lines, shown):
         return floats(texts)
     except ValueError:
         pass
-    values = []
-    for i, text in enumerate(texts):
-        try:
-            values.append(float(text))
-        except ValueError:
-            raise SubmissionError("%s line %d has the confidence %r; expected a number such as 0.127031."
-                                  % (shown, line_number(lines, i), text[:30]))
-    return np.array(values, dtype=np.float64)
+    return np.array([_to_float(text, i, lines, shown) for i, text in enumerate(texts)], dtype=np.float64)

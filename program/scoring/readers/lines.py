@@ -120,9 +120,9 @@ def _open(path, shown, error, shape=None):
     try:
         image = Image.open(path)
     except Exception as exc:  # Pillow raises many types for a broken or unknown file
-        raise _unreadable(shown, exc, error)
+        raise _unreadable(shown, exc, error, path)
     if image.format != kind:
-        raise _unreadable(shown, "read as %s" % image.format, error)
+        raise _unreadable(shown, "read as %s" % image.format, error, path)
     width, height = image.size
     if shape is not None and (height, width) != tuple(shape):
         raise error("%s is %dx%d pixels but the ground-truth page is %dx%d (width x height); "
@@ -140,13 +140,17 @@ def _load(image, shown, error):
     except error:
         raise
     except Exception as exc:
-        raise _unreadable(shown, exc, error)
+        raise _unreadable(shown, exc, error, getattr(image, "filename", None))
     return image
 
 
-def _unreadable(shown, exc, error):
+def _unreadable(shown, exc, error, path=None):
+    """Pillow's message names the file by its path on the scoring machine: shown instead."""
+    reason = str(exc).strip() or type(exc).__name__
+    if path:
+        reason = reason.replace("'%s'" % path, shown).replace(path, shown)
     return error("%s cannot be read as an image (%s); save it as an uncompressed or PNG-compressed "
-                 "image (.png, .tif, .tiff or .bmp)." % (shown, str(exc).strip() or type(exc).__name__))
+                 "image (.png, .tif, .tiff or .bmp)." % (shown, reason))
 
 
 def _sixteen_bit_rawmode(image):

@@ -118,50 +118,107 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
     return index, body
 
 
-_POWERS = 10.0 ** np.arange(16)  # exact doubles
+#: 10**k for k <= 22: the powers of ten a double holds exactly.
+_POWERS = 10.0 ** np.arange(23)
+#: Above this (2**53) an integer of digits may not be an exact double.
+_EXACT = 2 ** 53
 
 
 def floats(tokens):
     """[float(t) for t in tokens] as a float64 array, bit for bit; ValueError as float().
 
-    tokens: non-empty strings without whitespace (the fields of str.split). A column of
-    plain decimals of one width with the dot in one place (e.g. all written with '%.6f'
-    between 0 and 1) is converted all at once from its bytes: the digits of a token make
-    an integer M < 10**15, and M / 10**k, both exact doubles, is a single correctly
-    rounded division (Clinger's fast path), the correctly rounded value float() returns
-    too. Any other column goes through float().
+    tokens: non-empty strings without whitespace (the fields of str.split).
     """
-    grid = fixed_width_rows(tokens)
-    values = None if grid is None else _fixed_width(grid)
-    return np.array(tokens, dtype=np.float64) if values is None else values
-
-
-def fixed_width_rows(tokens):
-    """The tokens as the rows of a (count, width) uint8 matrix when all are ASCII and of
-    one width (e.g. '000123.jpg'), else None."""
-    count = len(tokens)
-    if count == 0:
-        return None
+    if not tokens:
+        return np.zeros(0)
     try:
-        raw = np.frombuffer(" ".join(tokens).encode("ascii"), dtype=np.uint8)
+        buf = np.frombuffer(" ".join(tokens).encode("ascii"), dtype=np.uint8)
     except UnicodeEncodeError:
-        return None
-    width, extra = divmod(raw.size + 1, count)
-    if extra or width < 2:
-        return None
-    grid = np.append(raw, np.uint8(32)).reshape(count, width)
-    return grid[:, :-1] if (grid[:, -1] == 32).all() else None
+        return np.array(tokens, dtype=np.float64)
+    ends = np.cumsum([len(t) + 1 for t in tokens]) - 1
+    values, slow = decimal_values(buf, ends - np.array([len(t) for t in tokens]), ends)
+    for i in slow.tolist():
+        values[i] = float(tokens[i])
+    return values
 
 
-def _fixed_width(grid):
-    """The values of fixed-width tokens whose dot (if any) sits in one column and whose
-    other characters are all digits, at most 15 of them; else None."""
+def decimal_values(buf, starts, ends):
+    """The values of the tokens buf[starts[i]:ends[i]] of a uint8 buffer, and the
+    indices of the tokens left to float(): (float64 array, int array).
+
+    A token of the form [sign] digits [. digits] (at least one digit, at most 18, at
+    most 22 after the dot) is converted from its bytes: its digits make an integer
+    M, and when M <= 2**53, M / 10**k is a single correctly rounded division of two
+    exact doubles (Clinger's fast path), the correctly rounded value float() returns
+    too. Every other token (exponents, 'nan', more digits, anything malformed) is left
+    at 0 in the array and listed: the caller converts it with float(), which raises
+    the ValueError a malformed token deserves.
+    """
+    lengths = ends - starts
+    count = lengths.size
+    if count == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    width = int(lengths.max())
+    if width > 40 or int(lengths.min()) < 1:
+        return np.zeros(count), np.arange(count)
+    if int(lengths.min()) == width:
+        grid = strided_rows(buf, starts, width)
+        values = _one_layout(grid)
+        if values is not None:
+            return values, np.zeros(0, dtype=np.int64)
+    else:
+        grid = buf[np.minimum(starts[:, None] + np.arange(width), buf.size - 1)]
+    negative = grid[:, 0] == 45
+    ok = lengths >= 1
+    mantissa = np.zeros(count, dtype=np.int64)
+    digits = np.zeros(count, dtype=np.int64)
+    places = np.zeros(count, dtype=np.int64)
+    dots = np.zeros(count, dtype=np.int64)
+    for j in range(width):
+        column = grid[:, j]
+        inside = lengths > j
+        value = column - np.uint8(48)  # wraps: below 10 only for a digit
+        digit = (value < 10) & inside
+        dot = (column == 46) & inside
+        if j == 0:
+            ok &= digit | dot | negative | (column == 43)
+        else:
+            ok &= digit | dot | ~inside
+        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
+        digits += digit
+        places += digit & (dots > 0)
+        dots += dot
+    ok &= (dots <= 1) & (digits >= 1) & (digits <= 18) & (places <= 22)
+    ok &= mantissa <= _EXACT
+    values = mantissa.astype(np.float64) / _POWERS[np.minimum(places, 22)]
+    np.negative(values, out=values, where=negative)
+    values[~ok] = 0.0
+    return values, np.flatnonzero(~ok)
+
+
+def strided_rows(buf, starts, width):
+    """The (count, width) matrix of the bytes buf[starts[i]:starts[i] + width]: a view
+    when the starts are evenly spaced (lines of one length), else a gathered copy."""
+    count = starts.size
+    if count > 1:
+        stride = int(starts[1] - starts[0])
+        if stride > 0 and int(starts[-1] - starts[0]) == stride * (count - 1) and \
+                (np.diff(starts) == stride).all():
+            return np.lib.stride_tricks.as_strided(buf[int(starts[0]):], (count, width), (stride, 1))
+    return buf[starts[:, None] + np.arange(width)]
+
+
+def _one_layout(grid):
+    """The values of tokens of one width, unsigned, with their dot (if any) in one
+    column and digits (at most 15) everywhere else, as one matrix product; else None."""
     dot = np.flatnonzero(grid[0] == 46)
     if dot.size > 1 or (dot.size and not (grid[:, dot[0]] == 46).all()):
         return None
     columns = np.delete(np.arange(grid.shape[1]), dot)
-    values = grid[:, columns] - np.uint8(48)  # wraps: below 10 only for a digit
-    if columns.size == 0 or columns.size > 15 or not (values < 10).all():
+    if columns.size == 0 or columns.size > 15:
+        return None
+    digits = grid[:, columns] - np.uint8(48)  # wraps: below 10 only for a digit
+    if not (digits < 10).all():
         return None
     places = grid.shape[1] - 1 - int(dot[0]) if dot.size else 0
-    return values.astype(np.float64).dot(_POWERS[columns.size - 1::-1]) / _POWERS[places]
+    return digits.dot(_POWERS[columns.size - 1::-1]) / _POWERS[places]

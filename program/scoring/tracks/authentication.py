@@ -4,16 +4,21 @@ Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> resul
 SPEC section 3; seeds/authentication-track-evaluation.txt.
 """
 
+import csv
+import io
+import os
+
 import numpy as np
 
 from .. import options as opt
-from .. import plots
-from ..errors import SubmissionError
+from ..errors import ReferenceDataError, SubmissionError
+from ..itemview import ItemView, Ratio, Score, leaderboard
 from ..layout import key_name
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
 from ..readers import authentication as reader
-from ..result import Paragraph, Picture, Table, TrackResult
+from ..readers.text import decode_lines, read_bytes
+from ..result import ConfusionMatrix, Paragraph, Table, TrackResult
 
 TITLE = "Authentication (FalsID)"
 
@@ -57,30 +62,56 @@ def score(track, submission, options, log):
         retrieval = read_retrieval(submission, subset, ks, options, log)
         per_subset.append((subset, y_pred, counts, rates, retrieval))
 
-    def mean(values):
-        return float(np.mean(values)) if values else 0.0
-
-    result.set_score("uar", mean([r[3]["accuracy"] for r in per_subset]))
-    result.set_score("balanced_accuracy", mean([r[3]["balanced_accuracy"] for r in per_subset]))
-    for column, k in enumerate(ks):
-        result.set_score("top%d" % k, mean([r[4]["accuracy"][column] for r in per_subset]))
-    for subset, _, _, rates, retrieval in per_subset:
-        prefix = key_name(subset.name) + "_"
-        for name in RATES:
-            result.set_score(prefix + name, rates[name])
-        for column, k in enumerate(ks):
-            result.set_score(prefix + "top%d" % k, retrieval["accuracy"][column])
+    result.view = item_view(per_subset, ks)
+    for key, value in leaderboard(result.view).items():
+        result.set_score(key, value)
 
     describe(result, per_subset, ks, documentation, options)
-    for subset, y_pred, _, _, retrieval in per_subset:
-        result.items[subset.name] = {
-            "filenames": subset.filenames,
-            "y_true": subset.labels,
-            "y_pred": y_pred,
-            "hits": retrieval["hits"],
-            "included": retrieval["included"],
-        }
     return result
+
+
+def item_view(per_subset, ks):
+    """Images within subsets; resampled within (subset, true class). Every key of keys()
+    is a Ratio of summed per-image terms: uar the mean over subsets of correct / images,
+    balanced_accuracy of (correct imitations / imitations + correct authentic / authentic) / 2,
+    top-k of hit values over the included images; per subset its rates and top-k."""
+    columns = dict((name, []) for name in ("one", "label", "predicted", "correct", "positive", "negative",
+                                           "correct_positive", "correct_negative", "included"))
+    top = ["top%d" % k for k in ks]
+    for name in top:
+        columns[name] = []
+    items, sizes, strata, block = [], [], [], []
+    for h, (subset, y_pred, _, _, retrieval) in enumerate(per_subset):
+        truth = np.asarray(subset.labels) == 1
+        predicted = np.asarray(y_pred) == 1
+        correct = truth == predicted
+        included = np.asarray(retrieval["included"], dtype=bool)
+        for name, values in (("one", np.ones(truth.shape)), ("label", truth), ("predicted", predicted),
+                             ("correct", correct), ("positive", truth), ("negative", ~truth),
+                             ("correct_positive", correct & truth), ("correct_negative", correct & ~truth),
+                             ("included", included)):
+            columns[name].append(np.asarray(values, dtype=np.float64))
+        for column, name in enumerate(top):
+            columns[name].append(np.where(included, retrieval["hits"][:, column], 0.0))
+        strata.append(subset.name)
+        sizes.append(truth.shape[0])
+        items.extend(subset.filenames)
+        block.append(2 * h + truth)
+    columns = dict((k, np.concatenate(v) if v else np.zeros(0)) for k, v in columns.items())
+    scores = [("uar", Score(Ratio(("correct", "one")), ranked=True)),
+              ("balanced_accuracy", Score(Ratio(("correct_positive", "positive"), ("correct_negative", "negative")),
+                                          ranked=True))]
+    scores += [(name, Score(Ratio((name, "included")), ranked=column == 0)) for column, name in enumerate(top)]
+    rates = {"accuracy": ("correct", "one"), "precision": ("correct_positive", "predicted"),
+             "recall": ("correct_positive", "positive"), "specificity": ("correct_negative", "negative")}
+    for h, subset in enumerate(strata):
+        prefix = key_name(subset) + "_"
+        scores += [(prefix + name, Score(Ratio(rates[name]), stratum=h)) for name in RATES]
+        scores += [(prefix + name, Score(Ratio((name, "included")), stratum=h)) for name in top]
+    return ItemView(strata, sizes, items, columns, scores, "uar",
+                    reference_columns=["one", "label", "positive", "negative", "included"],
+                    block=np.concatenate(block) if block else np.zeros(0), decision="predicted", truth="label",
+                    unit="image")
 
 
 def read_predictions(submission, subsets, log):
@@ -186,6 +217,10 @@ def find_documentation(submission, options, log):
 
 
 def describe(result, per_subset, ks, documentation, options):
+    result.meaning = "The mean over subsets of the accuracy of the authentic/imitation labels."
+    result.highlights = [("balanced accuracy", result.scores["balanced_accuracy"])]
+    result.highlights += [("top-%d" % k, result.scores["top%d" % k]) for k in ks]
+    result.highlights += [("%s accuracy" % subset.name, rates["accuracy"]) for subset, _, _, rates, _ in per_subset]
     overview = result.section("Summary")
     overview.add(Paragraph(
         "Ranking score uar: the mean over subsets of per-subset accuracy (the competition's formula). "
@@ -206,10 +241,8 @@ def describe(result, per_subset, ks, documentation, options):
     for subset, y_pred, counts, _, retrieval in per_subset:
         section = result.section("Subset %s" % subset.name)
         tp, fn, fp, tn = counts
-        section.add(Picture(
-            plots.confusion_matrix([[tn, fp], [fn, tp]], ["authentic", "imitation"], ["authentic", "imitation"],
-                                   "%s: %d images" % (subset.name, len(subset.filenames))),
-            "Confusion matrix of %s (rows: truth, columns: prediction)" % subset.name))
+        section.add(ConfusionMatrix("Confusion matrix of %s (%d images)" % (subset.name, len(subset.filenames)),
+                                    [[tn, fp], [fn, tp]], ["authentic", "imitation"], ["authentic", "imitation"]))
         for name, reason in undefined_rates(*counts):
             section.add(Paragraph("%s is 0 because %s." % (name.capitalize(), reason)))
         if retrieval["source"] is None:
@@ -226,6 +259,43 @@ def describe(result, per_subset, ks, documentation, options):
                               [[f, int(t), int(p)] + list(h) for f, t, p, h in
                                zip(subset.filenames, subset.labels, y_pred, retrieval["hits"].tolist())],
                               "Per image (public_details: true)"))
+
+
+def unlabeled_files(track):
+    """compare.py's hook: {subset csv: filenames} for subset files of ref/ that list images
+    with no `label` column, or only empty labels (a test set without its truth)."""
+    files = {}
+    for name in sorted(os.listdir(track.path)):
+        if name.lower().endswith(".csv"):
+            filenames = _unlabeled_csv(os.path.join(track.path, name), track.ref_name(name))
+            if filenames is not None:
+                files[name] = filenames
+    return files
+
+
+def _unlabeled_csv(path, shown):
+    lines = decode_lines(read_bytes(path, shown, ReferenceDataError), shown, ReferenceDataError)
+    if not lines:
+        return None
+    rows = list(csv.reader(lines))
+    header = [c.strip().lower() for c in rows[0]]
+    if "filename" not in header:
+        return None
+    column = header.index("label") if "label" in header else None
+    if column is None or all(len(row) > column and not row[column].strip() for row in rows[1:] if row):
+        return [row[header.index("filename")] for row in rows[1:] if row]
+    return None
+
+
+def write_placeholder_labels(track_dir, files):
+    """compare.py's hook: rewrite the unlabeled subset files of a copy of ref/ with label 0."""
+    for name, filenames in files.items():
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["filename", "label"])
+        writer.writerows([f, 0] for f in filenames)
+        with open(os.path.join(track_dir, name), "w", encoding="utf-8") as stream:
+            stream.write(out.getvalue())
 
 
 def per_image_table(subset, y_pred, retrieval, ks):

@@ -8,14 +8,13 @@ SPEC section 5; seeds/events-track-evaluation.txt.
 import io
 
 import numpy as np
-from PIL import Image, ImageDraw
 
 from .. import options as opt
-from .. import plots
 from ..errors import ReferenceDataError
+from ..itemview import AveragePrecision, ItemView, Score, leaderboard
 from ..metrics.ranking import area_under_envelope, operating_points
 from ..readers import events as reader
-from ..result import Paragraph, Picture, Table, TrackResult
+from ..result import Paragraph, PrecisionRecall, Table, TrackResult
 
 TITLE = "Cultural event recognition (ChaLearn LAP)"
 
@@ -63,21 +62,31 @@ def score(track, submission, options, log):
         rows.append({"category": category, "scores": scores, "absent": absent, "curve": curve, "ap": ap})
 
     kept = [row for row in rows if row["ap"] is not None]
-    result.set_score("map", float(np.mean([row["ap"] for row in kept])))
-    result.items["categories"] = {
-        "names": [row["category"].name for row in kept],
-        "ap": np.array([row["ap"] for row in kept], dtype=np.float64),
-        "positives": np.array([row["category"].positives for row in kept], dtype=np.int64),
-        "images": np.array([len(row["category"].ids) for row in kept], dtype=np.int64),
-        # What recomputes AP on a resample: labels and aligned confidences per category.
-        "y_true": [row["category"].positive for row in kept],
-        "scores": [row["scores"] for row in kept],
-    }
+    result.view = item_view(kept)
+    result.set_score("map", leaderboard(result.view)["map"])
     describe(result, rows, kept, options)
     return result
 
 
+def item_view(kept):
+    """Images within the categories that have a positive image; resampled within
+    (category, true class). map: the mean over categories of the AP of the images'
+    labels and confidences (not a sum of per-image terms: it is recomputed per resample)."""
+    sizes = [len(row["category"].ids) for row in kept]
+    labels = np.concatenate([row["category"].positive for row in kept]).astype(np.float64)
+    columns = {"label": labels, "confidence": np.concatenate([row["scores"] for row in kept])}
+    block = 2 * np.repeat(np.arange(len(kept)), sizes) + labels.astype(np.int64)
+    items = [i for row in kept for i in row["category"].ids]
+    return ItemView([row["category"].name for row in kept], sizes, items, columns,
+                    [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
+                    reference_columns=["label"], block=block, truth="label", unit="image")
+
+
 def describe(result, rows, kept, options):
+    result.meaning = "The mean over categories of the average precision of the ranking by confidence."
+    aps = sorted((row["ap"], row["category"].name) for row in kept)
+    result.highlights = [("categories scored", len(kept)), ("worst AP (%s)" % aps[0][1], aps[0][0]),
+                         ("best AP (%s)" % aps[-1][1], aps[-1][0])]
     summary = result.section("Summary")
     summary.add(Paragraph(
         "map: the mean over %d categories of the average precision (AP). Per category the images are ranked "
@@ -104,12 +113,12 @@ def describe(result, rows, kept, options):
 
     charts = result.section("Precision/recall per category")
     charts.add(Paragraph("Grey: precision at each operating point, in ranking order. Blue: the monotone "
-                         "precision whose area (trapezoidal rule from recall 0) is the AP."))
+                         "precision (at each point the highest precision at that point or any later one); "
+                         "the shaded area under it, by the trapezoidal rule from recall 0, is the AP. "
+                         "Worst category first."))
     for row in ordered:
-        name = row["category"].name
         recall, precision, envelope, _ = row["curve"]
-        charts.add(Picture(precision_recall_chart(recall, precision, envelope, "%s  AP %.4f" % (name, row["ap"])),
-                           "%s: AP %.4f" % (name, row["ap"]), "precision/recall of %s" % name))
+        charts.add(PrecisionRecall(row["category"].name, recall, precision, envelope, row["ap"]))
 
     hardest = hardest_images(ordered)
     result.private.append(("events/hardest_images.csv", csv_bytes(HARDEST_COLUMNS, hardest)))
@@ -154,61 +163,3 @@ def _csv_cell(text):
     if any(c in text for c in ',"'):
         return '"' + text.replace('"', '""') + '"'
     return text
-
-
-CHART_W, CHART_H, MARGIN_L, MARGIN_T, MARGIN_B = 180, 120, 30, 18, 18
-#: The chart is a palette image (fast to encode): white, black, grey, light grey, blue.
-PALETTE = (255, 255, 255, 0, 0, 0, 150, 150, 150, 215, 215, 215, 0, 0, 230)
-WHITE, BLACK, GREY, LIGHT, BLUE = range(5)
-
-
-def _chart_frame():
-    """The empty chart (frame, grid, axis labels), drawn once and copied for each chart."""
-    width, height = MARGIN_L + CHART_W + 10, MARGIN_T + CHART_H + MARGIN_B
-    image = Image.new("P", (width, height), WHITE)
-    image.putpalette(PALETTE + (0, 0, 0) * (256 - len(PALETTE) // 3))
-    draw = ImageDraw.Draw(image)
-    left, top, right, bottom = MARGIN_L, MARGIN_T, MARGIN_L + CHART_W, MARGIN_T + CHART_H
-    for fraction in (0.5, 1.0):
-        y = bottom - int(round(fraction * CHART_H))
-        draw.line([(left, y), (right, y)], fill=LIGHT)
-        x = left + int(round(fraction * CHART_W))
-        draw.line([(x, top), (x, bottom)], fill=LIGHT)
-    draw.rectangle((left, top, right, bottom), outline=GREY)
-    draw.text((4, top - 4), "1.0", fill=BLACK, font=plots.font())
-    draw.text((4, bottom - 8), "0.0", fill=BLACK, font=plots.font())
-    draw.text((left - 2, bottom + 3), "0", fill=BLACK, font=plots.font())
-    draw.text((right - 8, bottom + 3), "1", fill=BLACK, font=plots.font())
-    plots.centered_text(draw, (left, bottom + 2, right, height), "recall", fill=BLACK)
-    return image
-
-
-_FRAME = []
-
-
-def precision_recall_chart(recall, precision, envelope, title):
-    """A small chart: the raw precision in ranking order (grey) and its envelope (blue)."""
-    if not _FRAME:
-        _FRAME.append(_chart_frame())
-    image = _FRAME[0].copy()
-    draw = ImageDraw.Draw(image)
-    width = image.size[0]
-    plots.centered_text(draw, (0, 0, width, MARGIN_T - 2), title, fill=BLACK)
-    left, bottom = MARGIN_L, MARGIN_T + CHART_H
-
-    def pixels(r, p):
-        xs = np.rint(left + np.asarray(r) * CHART_W).astype(np.int64)
-        ys = np.rint(bottom - np.asarray(p) * CHART_H).astype(np.int64)
-        keep = np.ones(xs.shape[0], dtype=bool)
-        keep[1:] = (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])  # one vertex per pixel move
-        return list(zip(xs[keep].tolist(), ys[keep].tolist()))
-
-    raw = pixels(recall, precision)
-    if len(raw) > 1:
-        draw.line(raw, fill=GREY)
-    steps = pixels(np.concatenate(([0.0], recall)), np.concatenate((envelope[:1], envelope)))
-    if len(steps) > 1:
-        draw.line(steps, fill=BLUE, width=2)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()

@@ -14,15 +14,15 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
-from PIL import Image
 
 from .. import options as opt
 from ..errors import ScoringError, SubmissionError
+from ..itemview import ItemView, Ratio, Score, leaderboard
 from ..layout import key_name
 from ..metrics import segmentation as seg
-from ..plots import png_bytes
+from ..charts import error_map_images
 from ..readers import lines as reader
-from ..result import Paragraph, Picture, Table, TrackResult
+from ..result import ErrorMap, Outcome, Paragraph, Table, TrackResult
 
 TITLE = "Text-line segmentation (FEST 2025)"
 
@@ -45,11 +45,15 @@ OPTIONS = {
 }
 
 METRICS = seg.METRICS
-COUNTS = ("gt", "predicted", "correct", "missed", "extra")
+#: The scores the meta-evaluation compares between submissions (per protocol).
+RANKED = ("line_iu", "pixel_iu", "fm")
+COUNTS = ("gt", "predicted", "correct", "missed", "imprecise", "extra")
 FEST_PREFIX = "fest2025_"
-# Error-map palette: background, correct line (green), missed line (blue), extra pixels (red).
-PALETTE = [255, 255, 255, 0, 170, 0, 0, 0, 230, 220, 0, 0]
-THUMBNAIL_WIDTH = 240
+#: The outcomes each protocol's per-page table counts (the error map's colours).
+OUTCOMES = {"standard": (seg.CORRECT, seg.MISSED, seg.IMPRECISE, seg.EXTRA),
+            "fest2025": (seg.CORRECT, seg.MISSED, seg.IMPRECISE, seg.UNCOUNTED)}
+OUTCOME_COUNT = {seg.CORRECT: "correct", seg.MISSED: "missed", seg.IMPRECISE: "imprecise",
+                 seg.EXTRA: "extra", seg.UNCOUNTED: "uncounted"}
 
 
 def protocols(options):
@@ -83,28 +87,19 @@ def score(track, submission, options, log):
     for page in pages:  # a missing page is reported before any decoding
         prediction_file(submission, page)
     jobs = [(track, submission, page, options, wanted) for page in pages]
-    for page, (metrics, full_png, thumb_png, notes, foreground) in zip(pages, map_pages(_page_job, jobs)):
+    for page, (metrics, full_png, preview, notes, foreground) in zip(pages, map_pages(_page_job, jobs)):
         result.foregrounds[(page.manuscript, page.stem)] = foreground
         for protocol in wanted:
             per_page[protocol].append((page, metrics[protocol]))
-        maps.append((page, full_png, thumb_png))
+        maps.append((page, full_png, preview))
         for note in notes:
             log.warn(note)
             result.warnings.append(note)
     manuscripts = [m for m, _ in pages_by_manuscript]
-    summaries = {}
-    for protocol, prefix in chosen:
-        summary = summarize(per_page[protocol], manuscripts)
-        summaries[protocol] = summary
-        for metric in METRICS:
-            result.set_score(prefix + metric, summary["overall"][metric])
-        for manuscript in manuscripts:
-            for metric in METRICS:
-                result.set_score(prefix + key_name(manuscript) + "_" + metric, summary[manuscript][metric])
-    primary = wanted[0]
-    result.items = items(per_page[primary], manuscripts)
-    if "fest2025" in wanted and primary != "fest2025":
-        result.items["fest2025"] = items(per_page["fest2025"], manuscripts)
+    summaries = dict((protocol, summarize(per_page[protocol], manuscripts)) for protocol, _ in chosen)
+    result.view = item_view(per_page, chosen, manuscripts)
+    for key, value in leaderboard(result.view).items():
+        result.set_score(key, value)
     describe(result, chosen, per_page, summaries, manuscripts, maps, options)
     return result
 
@@ -175,8 +170,11 @@ def _outcome(function, job):
 def _page_job(job):
     track, submission, page, options, wanted = job
     metrics, classes, notes, foreground = score_page(track, submission, page, options, wanted)
-    thumb = thumbnail(classes) if options["public_details"] else None
-    return metrics, full_size_png(classes), thumb, notes, foreground
+    full, preview, width, height = error_map_images(classes)
+    for protocol in wanted:  # the per-line outcomes are drawn: only the numbers go back
+        for name in ("gt_outcome", "pred_extra", "pred_match"):
+            metrics[protocol].pop(name, None)
+    return metrics, full, (preview, width, height) if options["public_details"] else None, notes, foreground
 
 
 def score_page(track, submission, page, options, wanted):
@@ -195,12 +193,15 @@ def score_page(track, submission, page, options, wanted):
     standard = seg.standard_page(shared, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
     notes = []
+    lines_read = {"standard": gt}
     if official:
         official_shared = shared
+        lines_read["fest2025"] = gt
         dropped = int(np.count_nonzero(gt_mask & ~official_mask))
         if dropped:
             # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
-            official_shared = seg.overlap(seg.lines_of(official_mask, connectivity), predicted)
+            lines_read["fest2025"] = seg.lines_of(official_mask, connectivity)
+            official_shared = seg.overlap(lines_read["fest2025"], predicted)
             notes.append("%s has %d line pixels that OpenCV's 8-bit grey conversion, which the official script "
                          "uses, turns black (dark colours, or 16-bit values below 256); fest2025 leaves them out "
                          "as the official script does." % (track.ref_name(page.manuscript, page.filename), dropped))
@@ -208,7 +209,8 @@ def score_page(track, submission, page, options, wanted):
                                          submission.name(page.manuscript, filename))
         notes += more
     foreground = prediction.foreground
-    classes = seg.error_map(gt, standard["correct_gt"], foreground)
+    # The map shows the outcomes that the per-page table counts: the primary protocol's.
+    classes = seg.error_map(lines_read[wanted[0]], predicted, out[wanted[0]])
     # The foreground kept packed (1 bit a pixel) so that compare.py never decodes a page twice.
     return out, classes, notes, seg.pack_mask(foreground)
 
@@ -248,35 +250,24 @@ def summarize(per_page, manuscripts):
     return summary
 
 
-def items(per_page, manuscripts):
-    """Per-page results for the meta-evaluation: {manuscript: {pages, line_iu: array, ...}}."""
-    out = {}
-    for manuscript in manuscripts:
-        rows = [(page, m) for page, m in per_page if page.manuscript == manuscript]
-        entry = {"pages": [page.stem for page, _ in rows]}
+def item_view(per_page, chosen, manuscripts):
+    """Pages within manuscripts. Every key is a per-page value (column <prefix><metric>)
+    averaged over the pages of a manuscript, then over the manuscripts (or one manuscript's
+    mean, for its own keys)."""
+    first = per_page[chosen[0][0]]
+    columns = {"one": np.ones(len(first))}
+    for protocol, prefix in chosen:
         for metric in METRICS:
-            entry[metric] = np.array([m[metric] for _, m in rows], dtype=float)
-        out[manuscript] = entry
-    return out
-
-
-def thumbnail(classes):
-    """A downscaled error map (box filter, so thin lines stay visible)."""
-    height, width = classes.shape
-    rgb = np.asarray(PALETTE, dtype=np.uint8).reshape(-1, 3)[classes]
-    image = Image.fromarray(rgb, "RGB")
-    if width > THUMBNAIL_WIDTH:
-        image = image.resize((THUMBNAIL_WIDTH, max(1, int(round(height * THUMBNAIL_WIDTH / float(width))))),
-                             Image.BOX)
-    return png_bytes(image)
-
-
-def full_size_png(classes):
-    image = Image.fromarray(classes)
-    image.putpalette(PALETTE + [0] * (768 - len(PALETTE)))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=1)
-    return buffer.getvalue()
+            columns[prefix + metric] = np.array([m[metric] for _, m in per_page[protocol]], dtype=np.float64)
+    sizes = [sum(1 for page, _ in first if page.manuscript == m) for m in manuscripts]
+    scores = []
+    for _, prefix in chosen:
+        scores += [(prefix + metric, Score(Ratio((prefix + metric, "one")), ranked=metric in RANKED))
+                   for metric in METRICS]
+        scores += [(prefix + key_name(m) + "_" + metric, Score(Ratio((prefix + metric, "one")), stratum=h))
+                   for h, m in enumerate(manuscripts) for metric in METRICS]
+    return ItemView(manuscripts, sizes, ["%s/%s" % (page.manuscript, page.stem) for page, _ in first], columns,
+                    scores, chosen[0][1] + "line_iu", reference_columns=["one"], unit="page")
 
 
 def page_csv(per_page_by_protocol, chosen):
@@ -296,6 +287,15 @@ def page_csv(per_page_by_protocol, chosen):
 
 
 def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
+    primary = chosen[0][0]
+    overall = summaries[primary]["overall"]
+    result.meaning = ("The share of text lines correctly detected (pixel precision and recall >= %g): "
+                      "correct / (correct + missed + extra), averaged over pages, then over manuscripts."
+                      % options["threshold"])
+    totals = dict((count, sum(summaries[primary][m][count] for m in manuscripts)) for count in COUNTS)
+    result.highlights = [("pixel_iu", overall["pixel_iu"]), ("fm", overall["fm"])]
+    result.highlights += [("%s line_iu" % m, summaries[primary][m]["line_iu"]) for m in manuscripts]
+    result.highlights += [("lines correct / in ground truth", "%d / %d" % (totals["correct"], totals["gt"]))]
     overview = result.section("Summary")
     names = ", ".join(p for p, _ in chosen)
     overview.add(Paragraph(
@@ -319,28 +319,31 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
     overview.add(Table(columns, rows, "Per manuscript (means over pages) and overall (mean over manuscripts)"))
     result.private.append(("lines/pages.csv", page_csv(per_page, chosen)))
     public = options["public_details"]
-    primary = chosen[0][0]
+    outcomes = OUTCOMES[primary]
     for manuscript in manuscripts:
         section = result.section("Manuscript %s" % manuscript) if public else None
         rows = []
         for i, (page, metrics) in enumerate(per_page[primary]):
             if page.manuscript != manuscript:
                 continue
-            row = [page.stem] + [metrics[c] for c in COUNTS] + [metrics[m] for m in METRICS]
+            row = [page.stem, metrics["gt"], metrics["predicted"]]
+            row += [metrics[OUTCOME_COUNT[code]] for code in outcomes] + [metrics[m] for m in METRICS]
             for protocol, _ in chosen[1:]:
                 row += [per_page[protocol][i][1][m] for m in METRICS]
             rows.append(row)
         if section is not None:
-            columns = ["page", "lines in ground truth", "predicted", "correct", "missed", "extra"]
+            columns = ["page", "lines in ground truth", "predicted lines"] + [Outcome(code) for code in outcomes]
             columns += ["%s %s" % (protocol, m) for protocol, _ in chosen for m in METRICS]
-            section.add(Table(columns, rows, "Per page; counts of protocol %s (public_details: true)" % primary))
-        for page, full_png, thumb_png in maps:
+            section.add(Table(columns, rows, "Per page: line counts of protocol %s (the error maps' colours); "
+                                             "public_details: true" % primary))
+        for page, full_png, preview in maps:
             if page.manuscript != manuscript:
                 continue
             result.private.append(("lines/%s/%s_errors.png" % (page.manuscript, page.stem), full_png))
             if section is not None:
-                section.add(Picture(thumb_png, "%s/%s: correct lines green, missed blue, extra pixels red"
-                                    % (page.manuscript, page.stem)))
+                png, width, height = preview
+                section.add(ErrorMap(png, "%s/%s" % (page.manuscript, page.stem), width, height,
+                                     outcomes + (seg.TOLERATED,)))
     if not public:
         overview.add(Paragraph("Per-page tables and error maps reveal the ground truth; they are kept for the "
                                "organizers (private/lines/) unless track.yaml sets public_details: true."))

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Check a submission before uploading it: python3 check_submission.py SUBMISSION [--items FILE].
+
+SUBMISSION is the zip you would upload, or the folder you would zip. FILE is the public
+list of the phase's test items written by the competition's build (public_items.json,
+beside this script in the starting kit): image names, page names and sizes, category
+names, and each track's options; no ground truth.
+
+The check runs the scoring program's own code (the scoring/ package beside this script)
+on your submission against a stand-in reference with the same names and sizes, so a
+refusal is the very sentence the scoring program would print, with the same exit status
+(1 for an invalid submission). The scores it computes mean nothing and are not shown.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from scoring import public, runner  # noqa: E402
+from scoring.cli import guarded  # noqa: E402
+from scoring.errors import SubmissionError  # noqa: E402
+from scoring.log import Log  # noqa: E402
+
+
+def unpack(submission, res):
+    """The submission as the platforms unpack it: a zip is extracted into res/ (Python's
+    zipfile, as their workers do), a folder is copied with its links kept."""
+    if os.path.isdir(submission):
+        shutil.copytree(submission, res, symlinks=True)
+    elif zipfile.is_zipfile(submission):
+        os.makedirs(res)
+        with zipfile.ZipFile(submission) as archive:
+            archive.extractall(res)
+    elif os.path.exists(submission):
+        raise SubmissionError("%s is neither a zip file nor a folder; upload a zip of your result files."
+                              % os.path.basename(submission))
+    else:
+        raise SubmissionError("%s does not exist." % submission)
+
+
+def check(submission, items, log):
+    """Score the submission against the stand-in reference of `items`; writes nothing
+    but a temporary folder. Raises the scoring program's errors."""
+    work = tempfile.mkdtemp(prefix="check-submission-")
+    try:
+        public.stand_in_reference(items, os.path.join(work, "ref"))
+        unpack(submission, os.path.join(work, "res"))
+        scores, _ = runner.score_submission(work, log)
+        return scores
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="check_submission.py", description=__doc__.splitlines()[0])
+    parser.add_argument("submission", help="the zip you would upload, or the folder you would zip")
+    parser.add_argument("--items", default=os.path.join(HERE, "public_items.json"),
+                        help="the phase's public item list (default: public_items.json beside this script)")
+    parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
+    args = parser.parse_args(argv)
+    try:
+        items = public.load(args.items)
+    except (OSError, ValueError) as error:
+        sys.stderr.write("Cannot read the public item list: %s\n" % error)
+        return 2
+    log = Log()
+    status, scores = guarded(
+        lambda: check(args.submission, items, log), args.debug,
+        "Internal error in the scoring program (not your submission's fault): please report it to the organizers.",
+        "Submission error: the submission needs more memory than the scoring machine has.")
+    if status:
+        return status
+    warnings = sum(1 for line in log.lines if line.startswith("WARNING: "))
+    sys.stdout.write("The submission is valid: the scoring program would score it (%d scores%s).\n"
+                     % (len(scores), ", %d warnings above" % warnings if warnings else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,498 @@
+"""Charts as inline SVG, and error maps as images: the writers' drawing layer.
+
+Every chart is a self-contained <svg> string: a title, axes with tick labels and axis
+titles (with units), and a legend where there is more than one mark. Text is real SVG
+text (selectable, any script, crisp at any zoom); every string that comes from data is
+XML-escaped here, in one place. The drawing code knows no track: callers hand it numbers
+and labels.
+
+Primitives:
+  line_chart(...)          curves on [x0, x1] x [y0, y1], optional shaded areas
+  precision_recall(...)    raw and monotone precision, the AP area shaded
+  confusion_matrix(...)    a labelled count matrix, shaded by row share
+  forest(...)              one row per label: a point and its interval (scores, ranks)
+  error_map_images(...)    PNGs of an error map's outcome classes (palette images)
+"""
+
+import base64
+import io
+import math
+import re
+import unicodedata
+
+import numpy as np
+
+FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif"
+TEXT = "#222"
+MUTED = "#666"
+GRID = "#e3e3e3"
+AXIS = "#888"
+BLUE = "#1f5fbf"
+GREY = "#9a9a9a"
+SHADE = "#cfe0f7"
+
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def escape(text):
+    """Text for an SVG/HTML text node or attribute: &, <, >, quotes escaped, and the
+    characters XML cannot hold at all (control characters) replaced by U+FFFD."""
+    text = _INVALID_XML.sub("\ufffd", str(text))
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;").replace("'", "&#39;"))
+
+
+def text_width(text, size):
+    """An estimate of the width of `text` at font size `size` (px), for layout only:
+    wide (East Asian) characters count one em, combining marks nothing, others ~0.58 em."""
+    width = 0.0
+    for char in str(text):
+        if unicodedata.combining(char):
+            continue
+        width += 1.0 if unicodedata.east_asian_width(char) in ("W", "F") else 0.58
+    return width * size
+
+
+def shorten(text, size, limit):
+    """`text` cut with an ellipsis so that it fits `limit` px at font size `size`."""
+    text = str(text)
+    if text_width(text, size) <= limit:
+        return text
+    while text and text_width(text + "\u2026", size) > limit:
+        text = text[:-1]
+    return text + "\u2026"
+
+
+def number(value, digits=4):
+    """A number for display: integers without decimals, others with `digits` decimals
+    (trailing zeros kept, so columns align); 'undefined' for NaN or None."""
+    if value is None:
+        return "undefined"
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    value = float(value)
+    if not math.isfinite(value):
+        return "undefined"
+    if value == int(value) and abs(value) >= 10 ** digits:
+        return "%d" % value
+    text = "%.*f" % (digits, value)
+    return "0.%s" % ("0" * digits) if text == "-0.%s" % ("0" * digits) else text
+
+
+def nice_ticks(low, high, count=5):
+    """About `count` round tick values covering [low, high] (1, 2, 2.5, 5 x 10^k steps)."""
+    if high <= low:
+        high = low + 1.0
+    raw = (high - low) / float(max(1, count))
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(f * power for f in (1, 2, 2.5, 5, 10) if f * power >= raw)
+    first = math.ceil(low / step - 1e-9)
+    last = math.floor(high / step + 1e-9)
+    return [round(i * step, 10) for i in range(int(first), int(last) + 1)]
+
+
+def tick_label(value, ticks):
+    """A tick value with as many decimals as its step needs."""
+    if len(ticks) > 1:
+        step = abs(ticks[1] - ticks[0])
+        decimals = max(0, -int(math.floor(math.log10(step) + 1e-9))) if step < 1 else 0
+        if step < 1 and round(step * 10 ** decimals, 6) % 1:
+            decimals += 1
+    else:
+        decimals = 2
+    return "%.*f" % (decimals, value)
+
+
+class Svg(object):
+    """An SVG document being drawn: elements appended as strings; str() closes it."""
+
+    def __init__(self, width, height, title, description=""):
+        self.width, self.height = int(math.ceil(width)), int(math.ceil(height))
+        self.parts = []
+        self.title = title
+        self.description = description
+
+    def add(self, element):
+        self.parts.append(element)
+
+    def text(self, x, y, content, size=12, anchor="start", fill=TEXT, weight=None, rotate=None,
+             tooltip=None):
+        attrs = 'x="%s" y="%s" font-size="%s" fill="%s"' % (_n(x), _n(y), _n(size), fill)
+        if anchor != "start":
+            attrs += ' text-anchor="%s"' % anchor
+        if weight:
+            attrs += ' font-weight="%s"' % weight
+        if rotate is not None:
+            attrs += ' transform="rotate(%s %s %s)"' % (_n(rotate), _n(x), _n(y))
+        inner = escape(content)
+        if tooltip is not None and tooltip != content:
+            inner = "<title>%s</title>%s" % (escape(tooltip), inner)
+        self.add("<text %s>%s</text>" % (attrs, inner))
+
+    def line(self, x1, y1, x2, y2, stroke=AXIS, width=1, dash=None):
+        extra = ' stroke-dasharray="%s"' % dash if dash else ""
+        self.add('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="%s"%s/>'
+                 % (_n(x1), _n(y1), _n(x2), _n(y2), stroke, _n(width), extra))
+
+    def rect(self, x, y, w, h, fill, stroke="none", tooltip=None):
+        inner = "<title>%s</title>" % escape(tooltip) if tooltip else ""
+        self.add('<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="%s">%s</rect>'
+                 % (_n(x), _n(y), _n(w), _n(h), fill, stroke, inner))
+
+    def __str__(self):
+        return ('<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 %d %d" '
+                'width="%d" height="%d" font-family="%s"><title>%s</title>%s%s</svg>'
+                % (self.width, self.height, self.width, self.height, escape(FONT), escape(self.title),
+                   "<desc>%s</desc>" % escape(self.description) if self.description else "",
+                   "".join(self.parts)))
+
+
+def _n(value):
+    """A coordinate with at most one decimal (small files, still sub-pixel precise)."""
+    text = "%.1f" % float(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+class Axes(object):
+    """A plot area inside an Svg: linear scales from data to pixels, and its frame."""
+
+    def __init__(self, svg, left, top, width, height, x_range, y_range):
+        self.svg, self.left, self.top, self.width, self.height = svg, left, top, width, height
+        self.x0, self.x1 = x_range
+        self.y0, self.y1 = y_range
+
+    def x(self, value):
+        return self.left + (float(value) - self.x0) / (self.x1 - self.x0) * self.width
+
+    def y(self, value):
+        return self.top + self.height - (float(value) - self.y0) / (self.y1 - self.y0) * self.height
+
+    def xs(self, values):
+        return self.left + (np.asarray(values, dtype=float) - self.x0) / (self.x1 - self.x0) * self.width
+
+    def ys(self, values):
+        return self.top + self.height - (np.asarray(values, dtype=float) - self.y0) / (self.y1 - self.y0) * self.height
+
+    def draw_frame(self, x_label, y_label, x_ticks=None, y_ticks=None, size=11):
+        """Grid lines at the ticks, the two axes, tick labels and axis titles."""
+        svg = self.svg
+        bottom, right = self.top + self.height, self.left + self.width
+        x_ticks = nice_ticks(self.x0, self.x1) if x_ticks is None else x_ticks
+        y_ticks = nice_ticks(self.y0, self.y1) if y_ticks is None else y_ticks
+        for value in y_ticks:
+            y = self.y(value)
+            svg.line(self.left, y, right, y, stroke=GRID)
+            svg.text(self.left - 5, y + size * 0.35, tick_label(value, y_ticks), size=size, anchor="end",
+                     fill=MUTED)
+        for value in x_ticks:
+            x = self.x(value)
+            svg.line(x, self.top, x, bottom, stroke=GRID)
+            svg.text(x, bottom + size + 4, tick_label(value, x_ticks), size=size, anchor="middle", fill=MUTED)
+        svg.line(self.left, bottom, right, bottom)
+        svg.line(self.left, self.top, self.left, bottom)
+        if x_label:
+            svg.text(self.left + self.width / 2.0, bottom + 2 * size + 10, x_label, size=size + 1,
+                     anchor="middle")
+        if y_label:
+            x = self.left - 38
+            svg.text(x, self.top + self.height / 2.0, y_label, size=size + 1, anchor="middle", rotate=-90)
+
+
+def polyline_points(xs, ys, resolution=0.5):
+    """Pixel coordinates as an SVG points string, thinned to what can be seen: points
+    rounded to `resolution` px; of each run of points in one pixel column only the
+    first, lowest, highest and last are kept (the drawn line is unchanged)."""
+    xs = np.round(np.asarray(xs, dtype=float) / resolution) * resolution
+    ys = np.round(np.asarray(ys, dtype=float) / resolution) * resolution
+    if xs.size == 0:
+        return ""
+    keep = np.ones(xs.size, dtype=bool)
+    keep[1:] = (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])
+    xs, ys = xs[keep], ys[keep]
+    column = np.floor(xs).astype(np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], column[1:] != column[:-1])))
+    ends = np.concatenate((starts[1:], [xs.size])) - 1
+    chosen = set(starts.tolist()) | set(ends.tolist())
+    if xs.size > 4 * starts.size:
+        lowest = np.minimum.reduceat(ys, starts)
+        highest = np.maximum.reduceat(ys, starts)
+        for start, end, low, high in zip(starts.tolist(), ends.tolist(), lowest.tolist(), highest.tolist()):
+            segment = ys[start:end + 1]
+            chosen.add(start + int(np.argmax(segment == low)))
+            chosen.add(start + int(np.argmax(segment == high)))
+    else:
+        chosen = range(xs.size)
+    order = sorted(chosen)
+    return " ".join("%s,%s" % (_n(xs[i]), _n(ys[i])) for i in order)
+
+
+def _legend_rows(entries, width, size=10.5):
+    """Legend entries (label, colour, kind) laid out in rows that fit `width` px."""
+    rows, row, used = [], [], 0.0
+    for entry in entries:
+        need = 18 + text_width(entry[0], size) + 14
+        if row and used + need > width:
+            rows.append(row)
+            row, used = [], 0.0
+        row.append(entry)
+        used += need
+    if row:
+        rows.append(row)
+    return rows
+
+
+def _legend(svg, x, y, rows, size=10.5):
+    """Draw legend rows from (x, y): kind 'line', 'area' or 'dot' for each entry's swatch."""
+    for row in rows:
+        cursor = x
+        for label, colour, kind in row:
+            if kind == "area":
+                svg.rect(cursor, y - size * 0.75, 14, size * 0.8, colour)
+            elif kind == "dot":
+                svg.add('<circle cx="%s" cy="%s" r="4" fill="%s"/>' % (_n(cursor + 7), _n(y - size * 0.35), colour))
+            else:
+                svg.line(cursor, y - size * 0.35, cursor + 14, y - size * 0.35, stroke=colour, width=2)
+            svg.text(cursor + 18, y, label, size=size)
+            cursor += 18 + text_width(label, size) + 14
+        y += size + 5
+
+
+def line_chart(series, title, x_label, y_label, x_range=(0.0, 1.0), y_range=(0.0, 1.0), areas=(),
+               width=340, height=270, description=""):
+    """Curves on a plot area with axes. series: (label, xs, ys, colour, stroke width) drawn
+    in order; areas: (label, xs, ys, colour) shaded between the curve and y = y_range[0].
+    The legend lists areas then series."""
+    entries = [(a[0], a[3], "area") for a in areas] + [(s[0], s[3], "line") for s in series]
+    legend = _legend_rows(entries, width - 20)
+    height += 15.5 * (len(legend) - 1)
+    svg = Svg(width, height, title, description)
+    left, top, right, bottom = 52, 30, 14, 47 + 15.5 * len(legend)
+    axes = Axes(svg, left, top, width - left - right, height - top - bottom, x_range, y_range)
+    svg.text(width / 2.0, 18, shorten(title, 13, width - 8), size=13, anchor="middle", weight="600",
+             tooltip=title)
+    axes.draw_frame(x_label, y_label)
+    base = axes.y(y_range[0])
+    for _, xs, ys, colour in areas:
+        px, py = axes.xs(xs), axes.ys(ys)
+        if px.size:
+            points = "%s,%s %s %s,%s" % (_n(px[0]), _n(base), polyline_points(px, py), _n(px[-1]), _n(base))
+            svg.add('<polygon points="%s" fill="%s" stroke="none"/>' % (points, colour))
+    for _, xs, ys, colour, stroke in series:
+        points = polyline_points(axes.xs(xs), axes.ys(ys))
+        if points:
+            svg.add('<polyline points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"/>'
+                    % (points, colour, _n(stroke)))
+    _legend(svg, 12, top + axes.height + 48, legend)
+    return str(svg)
+
+
+def precision_recall(recall, precision, envelope, title, ap=None):
+    """The precision/recall chart of one ranking (SPEC 5).
+
+    recall, precision, envelope: one value per operating point, in ranking order. Grey:
+    the raw precision; blue: the monotone precision joined from (0, p*_1) through each
+    (r_i, p*_i), the curve whose area by the trapezoidal rule is the AP (shaded).
+    """
+    recall = np.asarray(recall, dtype=float)
+    envelope = np.asarray(envelope, dtype=float)
+    mono_x = np.concatenate(([0.0], recall))
+    mono_y = np.concatenate((envelope[:1], envelope))
+    label = "AP area" if ap is None else "AP area = %s" % number(ap)
+    return line_chart(
+        [("raw precision", recall, precision, GREY, 1.2), ("monotone precision", mono_x, mono_y, BLUE, 2)],
+        title, "recall (fraction of positives found)", "precision", areas=[(label, mono_x, mono_y, SHADE)],
+        description="Precision against recall over the ranking's operating points.")
+
+
+def confusion_matrix(cells, row_labels, column_labels, title, row_title="true class",
+                     column_title="predicted class"):
+    """A count matrix: rows are the truth, columns the prediction. Each cell shows its count
+    and its share of the row, shaded green on the diagonal (correct) and red elsewhere,
+    darker for a larger share."""
+    size = 12
+    label_w = max(text_width(label, size) for label in row_labels) + 12
+    cell_w = max(96.0, max(text_width(label, size) for label in column_labels) + 16)
+    cell_h = 50
+    left = 26 + label_w
+    top = 58
+    n_rows, n_cols = len(row_labels), len(column_labels)
+    width = left + n_cols * cell_w + 8
+    height = top + n_rows * cell_h + 8
+    svg = Svg(width, height, title, "Rows: %s; columns: %s." % (row_title, column_title))
+    svg.text(width / 2.0, 17, shorten(title, 13, width - 8), size=13, anchor="middle", weight="600", tooltip=title)
+    svg.text(left + n_cols * cell_w / 2.0, 36, column_title, size=size, anchor="middle", fill=MUTED)
+    svg.text(14, top + n_rows * cell_h / 2.0, row_title, size=size, anchor="middle", fill=MUTED, rotate=-90)
+    for c, label in enumerate(column_labels):
+        svg.text(left + (c + 0.5) * cell_w, top - 7, label, size=size, anchor="middle")
+    for r, label in enumerate(row_labels):
+        y = top + r * cell_h
+        svg.text(left - 6, y + cell_h / 2.0 + 4, label, size=size, anchor="end")
+        total = sum(cells[r])
+        for c in range(n_cols):
+            count = cells[r][c]
+            share = count / float(total) if total else 0.0
+            colour = _mix((46, 139, 87) if r == c else (200, 55, 45), share * 0.75)
+            svg.rect(left + c * cell_w, y, cell_w, cell_h, colour, stroke="#fff",
+                     tooltip="%s %s, %s %s: %d" % (row_title, label, column_title, column_labels[c], count))
+            ink = "#fff" if share > 0.55 else TEXT
+            svg.text(left + (c + 0.5) * cell_w, y + cell_h / 2.0, "%d" % count, size=15, anchor="middle",
+                     fill=ink, weight="600")
+            svg.text(left + (c + 0.5) * cell_w, y + cell_h / 2.0 + 15, "%.0f%% of row" % (100 * share) if total
+                     else "no image", size=10, anchor="middle", fill=ink)
+    return str(svg)
+
+
+def _mix(colour, amount):
+    """`colour` blended over white by `amount` (0 white, 1 the colour), as #rrggbb."""
+    return "#%02x%02x%02x" % tuple(int(round(255 - amount * (255 - v))) for v in colour)
+
+
+def forest(labels, values, lows, highs, title, x_label, x_range=None, integer=False, reference=None,
+           reference_label="", marks=None, width=560, description=""):
+    """An interval (forest) chart: one row per label, a dot at its value and a bar over its
+    interval [low, high]; rows in the given order (top to bottom).
+
+    x_range: the axis limits (default: the data's, padded; [0, 1] suits scores); integer:
+    ticks on whole numbers (ranks); reference: a value drawn as a dashed vertical line;
+    marks: an optional colour per row (e.g. a podium or a group). Values that are None or
+    not finite are written "undefined" at the row instead of drawn.
+    """
+    size = 12
+    rows = len(labels)
+    finite = [v for v in list(values) + list(lows) + list(highs) if v is not None and math.isfinite(float(v))]
+    if x_range is None:
+        low, high = (min(finite), max(finite)) if finite else (0.0, 1.0)
+        pad = (high - low) * 0.05 or (1.0 if integer else 0.05)
+        x_range = (low - pad, high + pad)
+        if integer:
+            x_range = (math.floor(x_range[0]), math.ceil(x_range[1]))
+    label_w = min(220.0, max([text_width(label, size) for label in labels] + [40]) + 10)
+    value_w = 58
+    left, right, top, row_h = label_w + 8, value_w + 10, 44, 22
+    bottom = 48
+    height = top + rows * row_h + bottom
+    svg = Svg(width, height, title, description or "One row per %s: point and 95%% interval." % "item")
+    svg.text(width / 2.0, 18, shorten(title, 13, width - 8), size=13, anchor="middle", weight="600", tooltip=title)
+    axes = Axes(svg, left, top, width - left - right, rows * row_h, x_range, (0, rows))
+    if integer:
+        span = x_range[1] - x_range[0]
+        step = max(1, int(math.ceil(span / 8.0)))
+        ticks = list(range(int(math.ceil(x_range[0] / float(step)) * step), int(x_range[1]) + 1, step))
+    else:
+        ticks = nice_ticks(x_range[0], x_range[1])
+    ticks = [t for t in ticks if x_range[0] - 1e-9 <= t <= x_range[1] + 1e-9]
+    for i in range(rows):
+        if i % 2 == 0:
+            svg.rect(left, top + i * row_h, axes.width, row_h, "#f6f7f9")
+    axes.draw_frame(x_label, None, x_ticks=ticks, y_ticks=[])
+    if reference is not None:
+        x = axes.x(reference)
+        svg.line(x, top, x, top + rows * row_h, stroke="#b44", dash="4 3")
+        if reference_label:
+            svg.text(x, top - 5, reference_label, size=10, anchor="middle", fill="#b44")
+    for i, label in enumerate(labels):
+        y = top + (i + 0.5) * row_h
+        svg.text(left - 6, y + 4, shorten(label, size, label_w - 4), size=size, anchor="end", tooltip=label)
+        value, low, high = values[i], lows[i], highs[i]
+        colour = (marks[i] if marks else None) or BLUE
+        defined = all(v is not None and math.isfinite(float(v)) for v in (value, low, high))
+        if not defined:
+            svg.text(left + 6, y + 4, "undefined", size=11, fill=MUTED)
+            continue
+        tip = "%s: %s [%s, %s]" % (label, number(value), number(low), number(high))
+        svg.add('<g><title>%s</title><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3" '
+                'stroke-linecap="round" opacity="0.55"/><circle cx="%s" cy="%s" r="4.5" fill="%s"/></g>'
+                % (escape(tip), _n(axes.x(low)), _n(y), _n(axes.x(high)), _n(y), colour,
+                   _n(axes.x(value)), _n(y), colour))
+        shown = "%d" % round(value) if integer and float(value) == round(value) else number(value, 3)
+        svg.text(width - right + 6, y + 4, shown, size=11, fill=MUTED)
+    return str(svg)
+
+
+def data_uri(png):
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def png_bytes(image, fast=False):
+    buffer = io.BytesIO()
+    if fast:
+        image.save(buffer, format="PNG", compress_level=1)
+    else:
+        image.save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
+
+
+# The error map's colours and words, one per outcome code of metrics.segmentation: the
+# legend, the map's palette and the per-page tables' column names all come from here.
+# (code, name as in the tables, RGB, what it means)
+ERROR_MAP_OUTCOMES = (
+    (1, "correct", (0, 158, 115), "ground-truth line detected (precision and recall >= the threshold)"),
+    (2, "missed", (0, 90, 200), "ground-truth line missed (no match, or recall below the threshold)"),
+    (3, "imprecise", (235, 165, 0), "ground-truth line found (recall >= the threshold) by a prediction whose "
+                                     "precision is below it: not missed, but that prediction counts as extra"),
+    (4, "extra", (225, 50, 30), "pixels of a predicted line counted as extra, outside the line it is matched to "
+                                "(every other pixel where it covers another ground-truth line)"),
+    (5, "outside, not counted", (185, 185, 185), "predicted pixels outside the ground truth, of a line not "
+                                                 "counted as extra"),
+    (6, "not counted", (140, 200, 235), "ground-truth line without any overlapping prediction: the official "
+                                        "FEST 2025 script counts it nowhere"),
+)
+ERROR_MAP_BACKGROUND = (255, 255, 255)
+#: Largest side of the map embedded in the page; the full size goes to private/.
+PREVIEW_SIDE = 720
+
+
+def error_map_palette():
+    """The 768-entry palette of an error map image: index = outcome code."""
+    palette = list(ERROR_MAP_BACKGROUND)
+    for code, _, colour, _ in ERROR_MAP_OUTCOMES:
+        assert len(palette) == 3 * code
+        palette += list(colour)
+    return palette + [0] * (768 - len(palette))
+
+
+def outcome_name(code):
+    return dict((c, name) for c, name, _, _ in ERROR_MAP_OUTCOMES)[code]
+
+
+def outcome_colour(code):
+    return "#%02x%02x%02x" % dict((c, colour) for c, _, colour, _ in ERROR_MAP_OUTCOMES)[code]
+
+
+def downscale_classes(classes, factor):
+    """An outcome map shrunk by an integer factor: each block of factor x factor pixels
+    takes its most frequent outcome other than background (ties: the higher code, so
+    errors win), or background if it has no line pixel. Thin lines stay visible and every
+    pixel keeps an exact legend colour (no blended shades)."""
+    if factor <= 1:
+        return classes
+    height, width = classes.shape
+    h, w = -(-height // factor), -(-width // factor)
+    padded = np.zeros((h * factor, w * factor), dtype=np.uint8)
+    padded[:height, :width] = classes
+    blocks = padded.reshape(h, factor, w, factor).transpose(0, 2, 1, 3).reshape(h * w, factor * factor)
+    codes = len(ERROR_MAP_OUTCOMES) + 1
+    counts = np.zeros((h * w, codes), dtype=np.int32)
+    for code in range(1, codes):
+        counts[:, code] = np.count_nonzero(blocks == code, axis=1)
+    # argmax returns the first maximum: reverse the codes so that ties go to the higher code.
+    best = codes - 1 - np.argmax(counts[:, :0:-1], axis=1)
+    best[counts[:, 1:].sum(axis=1) == 0] = 0
+    return best.astype(np.uint8).reshape(h, w)
+
+
+def error_map_images(classes):
+    """(full-size PNG, preview PNG, preview width, preview height) of an outcome map; both
+    palette images in the legend's exact colours, the preview at most PREVIEW_SIDE px."""
+    from PIL import Image
+
+    palette = error_map_palette()
+    full = Image.fromarray(np.ascontiguousarray(classes, dtype=np.uint8))
+    full.putpalette(palette)
+    factor = max(1, -(-max(classes.shape) // PREVIEW_SIDE))
+    small = downscale_classes(classes, factor)
+    preview = Image.fromarray(np.ascontiguousarray(small))
+    preview.putpalette(palette)
+    return png_bytes(full, fast=True), png_bytes(preview), small.shape[1], small.shape[0]

@@ -1,0 +1,212 @@
+"""Each track's per-item view: its items within strata, their per-item terms, and how the
+terms aggregate into every leaderboard score (SPEC section 6).
+
+A track builds one ItemView per submission; `aggregate` turns it into the scores that
+evaluate.py writes, and compare.py calls the same function with bootstrap draw counts
+(a weight per item and resample) to recompute every score on a resample. The view is
+all the meta-evaluation knows of a track: it never names one.
+
+  items      n items in order, contiguous per stratum (images within subsets, pages
+             within manuscripts, images within categories); `stratum` gives each item's
+             stratum, `block` its resampling block (items are drawn within blocks).
+  columns    name -> (n,) float array of per-item terms; `reference_columns` are the
+             terms that are the same for every submission (labels, "one", ...).
+  scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
+             mean over the strata (stratum None) or the value of one stratum.
+
+Ratio(terms): per stratum, the mean over terms (num, den) of sum(w num) / sum(w den),
+0 where sum(w den) = 0 (TrackEval's habit: every ratio from summed counts).
+AveragePrecision(label, confidence): per stratum, the AP of metrics/ranking.py over the
+items, an item drawn w times counting w times (drawn items tie with their copies).
+"""
+
+import io
+import json
+from collections import OrderedDict
+
+import numpy as np
+
+
+class Ratio(object):
+    kind = "ratio"
+
+    def __init__(self, *terms):
+        self.terms = [tuple(t) for t in terms]
+
+    def columns(self):
+        return [c for term in self.terms for c in term]
+
+    def to_json(self):
+        return {"kind": self.kind, "terms": [list(t) for t in self.terms]}
+
+
+class AveragePrecision(object):
+    kind = "average_precision"
+
+    def __init__(self, label, confidence):
+        self.label, self.confidence = label, confidence
+
+    def columns(self):
+        return [self.label, self.confidence]
+
+    def to_json(self):
+        return {"kind": self.kind, "label": self.label, "confidence": self.confidence}
+
+
+def statistic_from_json(data):
+    if data.get("kind") == "ratio":
+        return Ratio(*[tuple(t) for t in data["terms"]])
+    if data.get("kind") == "average_precision":
+        return AveragePrecision(data["label"], data["confidence"])
+    raise ValueError("unknown stratum statistic %r" % (data,))
+
+
+class Score(object):
+    """A leaderboard score: `statistic` per stratum, then the mean over the strata, or
+    (stratum = h) the value of stratum h alone. `ranked`: compared between submissions
+    by the meta-evaluation (the others are shown, not tested)."""
+
+    def __init__(self, statistic, stratum=None, ranked=False):
+        self.statistic = statistic
+        self.stratum = stratum
+        self.ranked = ranked
+
+    def to_json(self):
+        return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked}
+
+
+class ItemView(object):
+    """See the module text. `primary` is the leaderboard's ranking score; `decision` names
+    a 0/1 column of per-item decisions for the ground-truth-free analysis (or None),
+    `truth` the matching reference column; `unit` says what an item is."""
+
+    def __init__(self, strata, sizes, items, columns, scores, primary, reference_columns=(), block=None,
+                 decision=None, truth=None, unit="item"):
+        self.strata = list(strata)
+        self.sizes = np.asarray(sizes, dtype=np.int64)
+        self.items = list(items)
+        self.stratum = np.repeat(np.arange(len(self.strata)), self.sizes)
+        self.block = np.asarray(block if block is not None else self.stratum, dtype=np.int64)
+        self.columns = OrderedDict((k, np.asarray(v, dtype=np.float64)) for k, v in columns.items())
+        self.scores = OrderedDict(scores)
+        self.primary = primary
+        self.reference_columns = list(reference_columns)
+        self.decision, self.truth, self.unit = decision, truth, unit
+        n = int(self.sizes.sum())
+        if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
+            raise ValueError("an item view needs one entry per item in every column")
+
+    @property
+    def bounds(self):
+        ends = np.cumsum(self.sizes)
+        return list(zip((ends - self.sizes).tolist(), ends.tolist()))
+
+    def ranked(self):
+        return [k for k, s in self.scores.items() if s.ranked]
+
+    # -- the file under OUTPUT/private/views/ (what compare.py --scored reads) --------
+
+    def to_bytes(self):
+        spec = {"strata": self.strata, "sizes": self.sizes.tolist(), "primary": self.primary,
+                "scores": [[k, s.to_json()] for k, s in self.scores.items()],
+                "reference_columns": self.reference_columns, "decision": self.decision, "truth": self.truth,
+                "unit": self.unit, "columns": list(self.columns)}
+        arrays = {"spec": np.array(json.dumps(spec)), "items": np.array(self.items, dtype=np.str_),
+                  "block": self.block}
+        for i, values in enumerate(self.columns.values()):
+            arrays["column%d" % i] = values
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **arrays)
+        return buffer.getvalue()
+
+    @classmethod
+    def from_file(cls, path):
+        with np.load(path, allow_pickle=False) as data:
+            spec = json.loads(str(data["spec"]))
+            columns = OrderedDict((name, data["column%d" % i]) for i, name in enumerate(spec["columns"]))
+            scores = OrderedDict((k, Score(statistic_from_json(s["statistic"]), s["stratum"], s["ranked"]))
+                                 for k, s in spec["scores"])
+            return cls(spec["strata"], spec["sizes"], [str(x) for x in data["items"]], columns, scores,
+                       spec["primary"], spec["reference_columns"], data["block"], spec["decision"], spec["truth"],
+                       spec["unit"])
+
+
+def _ratio_values(view, statistic, weights, h, start, end):
+    values = []
+    for num, den in statistic.terms:
+        n_col, d_col = view.columns[num][start:end], view.columns[den][start:end]
+        if weights is None:
+            # Summed in the order of np.mean over a stratum's items, so that the scores of
+            # evaluate.py are those of a plain mean over pages or images.
+            n_sum, d_sum = np.add.reduce(n_col)[None], np.add.reduce(d_col)[None]
+        else:
+            w = weights[h]
+            n_sum, d_sum = w.dot(n_col), w.dot(d_col)
+        ratio = np.zeros(n_sum.shape)
+        np.divide(n_sum, d_sum, out=ratio, where=d_sum != 0)
+        values.append(ratio)
+    return values[0] if len(values) == 1 else np.mean(np.stack(values, axis=1), axis=1)
+
+
+def _ap_values(view, statistic, weights, h, start, end):
+    """AP per resample with item multiplicities (metrics.ranking.operating_points with
+    weights): one sort of the stratum; an operating point per distinct confidence."""
+    labels = view.columns[statistic.label][start:end]
+    confidence = view.columns[statistic.confidence][start:end]
+    order = np.argsort(confidence)[::-1]
+    ranked = confidence[order]
+    ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
+    w = np.ones((1, end - start)) if weights is None else weights[h]
+    w = w[:, order]
+    true_positives = np.cumsum(w * labels[order], axis=1)[:, ends]
+    counts = np.cumsum(w, axis=1)[:, ends]
+    positives = true_positives[:, -1:]
+    precision = np.zeros(counts.shape)
+    np.divide(true_positives, counts, out=precision, where=counts > 0)
+    recall = np.zeros(counts.shape)
+    np.divide(true_positives, positives, out=recall, where=positives > 0)
+    envelope = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
+    r = np.concatenate((np.zeros((recall.shape[0], 1)), recall), axis=1)
+    p = np.concatenate((envelope[:, :1], envelope), axis=1)
+    return np.sum((r[:, 1:] - r[:, :-1]) * (p[:, 1:] + p[:, :-1]), axis=1) / 2.0
+
+
+STATISTICS = {"ratio": _ratio_values, "average_precision": _ap_values}
+
+
+def stratum_values(view, statistic, weights=None):
+    """(resamples, strata) values of a stratum statistic; weights None: each item once
+    (one row), else per stratum a (resamples, items of the stratum) matrix of counts."""
+    function = STATISTICS[statistic.kind]
+    columns = [function(view, statistic, weights, h, start, end) for h, (start, end) in enumerate(view.bounds)]
+    if not columns:
+        return np.zeros((1 if weights is None else 0, 0))
+    return np.stack(columns, axis=1)
+
+
+def aggregate(view, weights=None, keys=None):
+    """The scores of the view: key -> (resamples,) array (one value when weights is None).
+
+    The one function from per-item terms to leaderboard scores, for evaluate.py (no
+    weights) and for every bootstrap resample of compare.py (draw counts as weights).
+    """
+    out = OrderedDict()
+    cache = {}
+    for key in keys or list(view.scores):
+        score = view.scores[key]
+        name = json.dumps(score.statistic.to_json(), sort_keys=True)
+        if name not in cache:
+            cache[name] = stratum_values(view, score.statistic, weights)
+        values = cache[name]
+        if score.stratum is not None:
+            out[key] = values[:, score.stratum].copy()
+        elif values.shape[1] == 0:
+            out[key] = np.zeros(values.shape[0])
+        else:
+            out[key] = np.mean(values, axis=1)
+    return out
+
+
+def leaderboard(view):
+    """key -> float: the scores of evaluate.py."""
+    return OrderedDict((k, float(v[0])) for k, v in aggregate(view).items())

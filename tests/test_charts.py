@@ -1,0 +1,128 @@
+"""The SVG charts: well-formed XML whatever the labels, axes with text, and marks where the
+numbers put them (areas and positions checked from the definitions, not from the code)."""
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from scoring import charts
+
+NS = "{http://www.w3.org/2000/svg}"
+HOSTILE = ["a <b> & \"c\" 'd'", "日本語の提出", "العربية", "Ελληνικά", "tab\there", "bell\x07", "]]>"]
+
+
+def parse(svg):
+    return ET.fromstring(svg)
+
+
+def texts(root):
+    return ["".join(t.itertext()) for t in root.iter(NS + "text")]
+
+
+def plot_frame(root):
+    """(left, top, right, bottom) of the plot area: the two axis lines drawn last by draw_frame."""
+    axis = [line for line in root.iter(NS + "line") if line.get("stroke") == charts.AXIS]
+    x_axis, y_axis = axis[-2], axis[-1]
+    return (float(x_axis.get("x1")), float(y_axis.get("y1")), float(x_axis.get("x2")), float(x_axis.get("y1")))
+
+
+def points(element):
+    return np.array([[float(v) for v in p.split(",")] for p in element.get("points").split()])
+
+
+def shoelace(xy):
+    x, y = xy[:, 0], xy[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+@pytest.mark.parametrize("label", HOSTILE)
+def test_any_label_gives_well_formed_svg_with_the_text_kept(label):
+    for svg in (charts.forest([label, "b"], [0.5, 0.6], [0.4, 0.5], [0.6, 0.7], label, "score"),
+                charts.confusion_matrix([[1, 2], [3, 4]], [label, "x"], ["y", label], label),
+                charts.precision_recall([0.5, 1.0], [1.0, 0.5], [1.0, 0.5], label, ap=0.75)):
+        root = parse(svg)
+        shown = label.replace("\x07", "\ufffd")
+        assert root.find(NS + "title").text == shown
+        assert any(shown in t or t.endswith("\u2026") for t in texts(root))
+
+
+def test_precision_recall_shades_exactly_the_ap_area():
+    # Ranking + - + + - (P = 3): operating points r = 1/3, 1/3, 2/3, 1, 1 with p = 1, 1/2, 2/3,
+    # 3/4, 3/5; monotone p* = 1, 3/4, 3/4, 3/4, 3/5; AP = the trapezoids over (0, p*_1), (r_i, p*_i).
+    recall = np.array([1, 1, 2, 3, 3]) / 3.0
+    precision = np.array([1, 1 / 2.0, 2 / 3.0, 3 / 4.0, 3 / 5.0])
+    envelope = np.array([1, 3 / 4.0, 3 / 4.0, 3 / 4.0, 3 / 5.0])
+    xs = np.concatenate(([0.0], recall))
+    ys = np.concatenate(([envelope[0]], envelope))
+    ap = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2))
+    root = parse(charts.precision_recall(recall, precision, envelope, "c", ap=ap))
+    left, top, right, bottom = plot_frame(root)
+    shaded = shoelace(points(root.find(NS + "polygon")))
+    assert shaded / ((right - left) * (bottom - top)) == pytest.approx(ap, abs=0.005)
+    all_text = texts(root)
+    for axis_text in ("recall (fraction of positives found)", "precision", "0.0", "1.0", "raw precision",
+                      "monotone precision"):
+        assert axis_text in all_text
+    assert "AP area = %s" % charts.number(ap) in all_text
+
+
+def test_long_curves_are_thinned_but_keep_their_extremes():
+    rng = np.random.RandomState(0)
+    recall = np.sort(rng.uniform(size=20000))
+    precision = rng.uniform(size=20000)
+    svg = charts.precision_recall(recall, precision, np.maximum.accumulate(precision[::-1])[::-1], "big")
+    root = parse(svg)
+    raw = [p for p in root.iter(NS + "polyline") if p.get("stroke") == charts.GREY][0]
+    drawn = points(raw)
+    assert len(drawn) < 4 * 300  # about four points per pixel column at most
+    left, top, right, bottom = plot_frame(root)
+    assert drawn[:, 1].min() == pytest.approx(top, abs=1)  # precision near 1 still reaches the top
+    assert len(svg) < 40000
+
+
+def test_forest_places_each_point_and_interval_on_its_row():
+    values, lows, highs = [0.9, 0.5, 0.7], [0.85, 0.3, 0.6], [0.95, 0.6, 0.8]
+    root = parse(charts.forest(["A", "B", "C"], values, lows, highs, "t", "line_iu", x_range=(0.0, 1.0)))
+    left, top, right, bottom = plot_frame(root)
+    circles = list(root.iter(NS + "circle"))
+    segments = [line for line in root.iter(NS + "line") if line.get("stroke-width") == "3"]
+    for i, (circle, segment) in enumerate(zip(circles, segments)):
+        x = float(circle.get("cx"))
+        assert (x - left) / (right - left) == pytest.approx(values[i], abs=0.003)
+        assert (float(segment.get("x1")) - left) / (right - left) == pytest.approx(lows[i], abs=0.003)
+        assert (float(segment.get("x2")) - left) / (right - left) == pytest.approx(highs[i], abs=0.003)
+        assert top < float(circle.get("cy")) < bottom
+    ys = [float(c.get("cy")) for c in circles]
+    assert ys == sorted(ys)  # rows top to bottom in the given order
+    assert {"A", "B", "C", "line_iu", "0.0", "1.0"} <= set(texts(parse(charts.forest(
+        ["A", "B", "C"], values, lows, highs, "t", "line_iu", x_range=(0.0, 1.0)))))
+
+
+def test_forest_writes_undefined_rather_than_drawing_nan():
+    root = parse(charts.forest(["A", "B"], [float("nan"), 2], [1, 1], [2, 3], "ranks", "rank", integer=True))
+    assert "undefined" in texts(root)
+    assert len(list(root.iter(NS + "circle"))) == 1
+
+
+def test_confusion_matrix_counts_and_row_shares():
+    root = parse(charts.confusion_matrix([[5, 1], [2, 7]], ["authentic", "imitation"], ["authentic", "imitation"],
+                                         "t"))
+    shown = texts(root)
+    for count, share in ((5, "83%"), (1, "17%"), (2, "22%"), (7, "78%")):
+        assert str(count) in shown
+        assert "%s of row" % share in shown
+    assert "true class" in shown and "predicted class" in shown
+
+
+@pytest.mark.parametrize("value,shown", [
+    (3, "3"), (14.0, "14.0000"), (0.123456, "0.1235"), (-0.00001, "0.0000"), (float("nan"), "undefined"),
+    (None, "undefined"), (123456.0, "123456"),
+])
+def test_number(value, shown):
+    assert charts.number(value) == shown
+
+
+def test_nice_ticks_cover_the_range_with_round_steps():
+    assert charts.nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert charts.nice_ticks(0.93, 0.97) == [0.93, 0.94, 0.95, 0.96, 0.97]

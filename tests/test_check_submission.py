@@ -1,0 +1,106 @@
+"""The participant's checker: the scoring program's own sentences, without ground truth.
+
+For every case of the malformed-submission corpus, the phase's public items are written,
+the reference data are then moved out of reach, and check_submission.py must answer
+with the exit status and the last stderr line that evaluate.py gives on the real phase.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from conftest import PROGRAM, run_scorer
+from malformed import CASES, SAMPLE
+
+from scoring import public
+
+CHECKER = os.path.join(PROGRAM, "check_submission.py")
+
+
+def run_checker(submission, items_path):
+    completed = subprocess.run([sys.executable, CHECKER, str(submission), "--items", str(items_path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                               timeout=600)
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    return completed, (lines[-1] if lines else "")
+
+
+def items_without_reference(phase, tmp_path):
+    """Public items of phase/ref; the reference itself is then deleted."""
+    items_path = tmp_path / "public_items.json"
+    items_path.write_text(public.dumps(public.public_items(os.path.join(str(phase), "ref"))), encoding="utf-8")
+    shutil.rmtree(os.path.join(str(phase), "ref"))
+    return items_path
+
+
+@pytest.mark.parametrize("item", CASES, ids=[c.id for c in CASES])
+def test_checker_says_what_the_scoring_program_says(item, tmp_path):
+    phase = item.build(tmp_path / "phase")
+    scored = run_scorer(phase, tmp_path / "out")
+    items_path = items_without_reference(phase, tmp_path)
+    checked, last_line = run_checker(os.path.join(phase, "res"), items_path)
+    assert checked.returncode == scored.status, (checked.stderr, scored.stderr)
+    assert "Traceback" not in checked.stderr
+    assert str(tmp_path) not in scored.last_line  # no path of the scoring machine
+    if scored.status:
+        # the free memory of the machine is the one thing that moves between two runs
+        free = re.compile(r"has [0-9.]+ GB free")
+        assert free.sub("has N GB free", last_line) == free.sub("has N GB free", scored.last_line)
+    else:
+        assert checked.stdout.startswith("The submission is valid")
+
+
+def zip_folder(folder, path):
+    with zipfile.ZipFile(str(path), "w") as archive:
+        for directory, _, filenames in os.walk(str(folder)):
+            for filename in sorted(filenames):
+                full = os.path.join(directory, filename)
+                archive.write(full, os.path.relpath(full, str(folder)))
+
+
+def test_checker_accepts_the_sample_phase_as_a_zip(tmp_path):
+    items_path = tmp_path / "public_items.json"
+    items_path.write_text(public.dumps(public.public_items(os.path.join(SAMPLE, "ref"))), encoding="utf-8")
+    zip_folder(os.path.join(SAMPLE, "res"), tmp_path / "submission.zip")
+    checked, _ = run_checker(tmp_path / "submission.zip", items_path)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith("The submission is valid")
+
+
+def test_public_items_hold_names_and_sizes_only(tmp_path):
+    items = public.public_items(os.path.join(SAMPLE, "ref"))
+    kinds = dict((track["dir"], track) for track in items["tracks"])
+    authentication = kinds["authentication"]["items"]
+    assert set(authentication) == {"subsets"}
+    for subset in authentication["subsets"]:
+        assert set(subset) == {"name", "images"}
+        with open(os.path.join(SAMPLE, "ref", "authentication", subset["name"] + ".csv")) as stream:
+            names = [line.split(",")[0] for line in stream.read().splitlines()[1:]]
+        assert subset["images"] == names
+    for manuscript in kinds["lines"]["items"]["manuscripts"]:
+        for page in manuscript["pages"]:
+            assert set(page) == {"file", "width", "height"}
+    events = kinds["events"]["items"]
+    for category in events["categories"]:
+        with open(os.path.join(SAMPLE, "ref", "events", category["name"] + ".txt")) as stream:
+            ids = [line.split()[0] for line in stream if line.strip()]
+        assert events["image_lists"][category["images"]] == ids
+    text = public.dumps(items)
+    assert json.loads(text) == items
+    # no label of the ground truth: the stand-in's labels alternate, whatever the truth
+    assert "imitation" not in text and ",1" not in text
+
+
+def test_checker_refuses_a_file_that_is_no_zip(tmp_path):
+    items_path = tmp_path / "public_items.json"
+    items_path.write_text(public.dumps(public.public_items(os.path.join(SAMPLE, "ref"))), encoding="utf-8")
+    (tmp_path / "submission.rar").write_bytes(b"Rar!\x1a\x07\x00")
+    checked, last_line = run_checker(tmp_path / "submission.rar", items_path)
+    assert checked.returncode == 1
+    assert last_line == ("Submission error: submission.rar is neither a zip file nor a folder; "
+                         "upload a zip of your result files.")

@@ -1,0 +1,288 @@
+"""An organizer's own competition folder, built with one command, as a newcomer would.
+
+The folder has renamed tracks and subsets (authentication subset Alpha in myauth, lines
+manuscript MsA in mylines, events categories in myevents), distinct development and
+final data, a source giving one title and one column label, and a sample submission for
+one track only. The build must put every reference file of each phase, byte for byte,
+in that phase's zips and nothing of input/; pages must come from the source and the
+data; each starting kit's checker must accept its sample submission without any
+ground-truth file; each page's tiny example must really score.
+"""
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import test_bundle as platform
+import yaml
+from conftest import ROOT, run_scorer
+from PIL import Image
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import make_bundle  # noqa: E402
+import pages as page_texts  # noqa: E402
+
+from scoring import public  # noqa: E402
+
+TRACK_DIRS = ("myauth", "myevents", "mylines")
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as stream:
+        stream.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+def make_authentication(folder, prefix, res=None):
+    write(os.path.join(folder, "track.yaml"), "track: authentication\nk: [1, 3]\n# %s data\n" % prefix)
+    names = ["%s_%03d.png" % (prefix, i) for i in range(8)]
+    write(os.path.join(folder, "Alpha.csv"),
+          "filename,label\n" + "".join("%s,%d\n" % (n, i % 2) for i, n in enumerate(names)))
+    if res is not None:
+        write(os.path.join(res, "Alpha_labels.csv"),
+              "filename,label\n" + "".join("%s,%d\n" % (n, (i // 2) % 2) for i, n in enumerate(names)))
+        rows = [("," + ",".join(names))] + ["%s,%s" % (a, ",".join("%d" % abs(i - j) for j in range(8)))
+                                            for i, a in enumerate(names)]
+        write(os.path.join(res, "Alpha_distances.csv"), "\n".join(rows) + "\n")
+
+
+def make_lines(folder, prefix, size):
+    write(os.path.join(folder, "track.yaml"), "track: lines\nprotocol: standard\n# %s data\n" % prefix)
+    width, height = size
+    for page in range(2):
+        mask = np.zeros((height, width), dtype=np.uint8)
+        for line in range(3):
+            top = 5 + line * (height // 4) + page
+            mask[top:top + 4, 3:width - 3] = 255
+        buffer = io.BytesIO()
+        Image.fromarray(mask).save(buffer, format="PNG")
+        write(os.path.join(folder, "MsA", "%s_p%d.png" % (prefix, page)), buffer.getvalue())
+
+
+def make_events(folder, prefix):
+    write(os.path.join(folder, "track.yaml"), "track: events\n# %s data\n" % prefix)
+    ids = ["%s%04d.jpg" % (prefix, i) for i in range(10)]
+    for c, category in enumerate(("Harvest_Feast", "River_Parade")):
+        write(os.path.join(folder, category + ".txt"),
+              "".join("%s %d\n" % (image, 1 if (i + c) % 3 == 0 else -1) for i, image in enumerate(ids)))
+
+
+SOURCE = """title: My own document competition
+dates:
+  development: 2031-02-01 00:00:00
+  final: 2031-05-01 00:00:00
+  end: 2031-05-20 00:00:00
+tracks:
+  myauth:
+    title: Scribe authentication
+    labels:
+      uar: Mean subset accuracy
+"""
+
+
+@pytest.fixture(scope="module")
+def competition(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("organizer"))
+    folder = os.path.join(root, "competition")
+    make_authentication(os.path.join(folder, "development", "myauth"), "dev",
+                        res=os.path.join(folder, "starting_kit", "myauth"))
+    make_authentication(os.path.join(folder, "final", "myauth"), "fin")
+    make_lines(os.path.join(folder, "development", "mylines"), "dev", (60, 40))
+    make_lines(os.path.join(folder, "final", "mylines"), "fin", (64, 48))
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), SOURCE)
+    dist = os.path.join(root, "dist")
+    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
+                                "--competition", folder, "--out", dist],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    return folder, dist
+
+
+def read_zip(data):
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return dict((name, archive.read(name)) for name in archive.namelist() if not name.endswith("/"))
+
+
+def files_of(folder):
+    found = {}
+    for directory, _, filenames in os.walk(folder):
+        for filename in filenames:
+            path = os.path.join(directory, filename)
+            with open(path, "rb") as stream:
+                found[os.path.relpath(path, folder).replace(os.sep, "/")] = stream.read()
+    return found
+
+
+def competitions(dist, track):
+    with open(os.path.join(dist, track, "competition.zip"), "rb") as stream:
+        codalab = read_zip(stream.read())
+    with open(os.path.join(dist, track, "codabench_competition.zip"), "rb") as stream:
+        codabench = read_zip(stream.read())
+    return codalab, codabench
+
+
+@pytest.mark.parametrize("track", TRACK_DIRS)
+def test_every_reference_file_is_in_its_phase_zips_byte_for_byte(competition, track):
+    folder, dist = competition
+    codalab, codabench = competitions(dist, track)
+    v15 = yaml.safe_load(codalab["competition.yaml"])
+    v2 = yaml.safe_load(codabench["competition.yaml"])
+    for stage in ("development", "final"):
+        expected = files_of(os.path.join(folder, stage, track))
+        v15_refs = [p["reference_data"] for p in v15["phases"].values() if stage in p["reference_data"]]
+        assert len(v15_refs) == 1
+        assert read_zip(codalab[v15_refs[0]]) == expected
+        stage_index = ("development", "final").index(stage)
+        phase = [p for p in v2["phases"] if p["index"] == stage_index][0]
+        (task,) = [t for t in v2["tasks"] if t["index"] in phase["tasks"]]
+        members = read_zip(codabench[task["reference_data"]])
+        stripped = dict((name.split("/", 1)[1] if name.startswith(track + "/") else name, data)
+                        for name, data in members.items())
+        assert stripped == expected
+
+
+def test_nothing_of_input_is_in_any_zip(competition):
+    folder, dist = competition
+    from_input = set(files_of(os.path.join(ROOT, "input")).values())
+    for track in TRACK_DIRS:
+        for bundle in competitions(dist, track):
+            for name, data in bundle.items():
+                if name.endswith(".zip") and name != "scoring_program.zip":
+                    for inner_name, inner in read_zip(data).items():
+                        assert inner not in from_input, (track, name, inner_name)
+                        assert not inner_name.startswith(("Pizan", "Latin2", "La_Tomatina")), inner_name
+
+
+@pytest.mark.parametrize("track", TRACK_DIRS)
+def test_both_platforms_accept_and_play_each_competition(competition, track, tmp_path):
+    _, dist = competition
+    codalab, codabench = competitions(dist, track)
+    v15 = (codalab, yaml.safe_load(codalab["competition.yaml"]))
+    v2 = (codabench, yaml.safe_load(codabench["competition.yaml"]))
+    platform.check_codalab_yaml(v15)
+    platform.check_codalab_phases_score(v15, tmp_path / "v15")
+    platform.check_codabench_yaml(v2)
+    platform.check_codabench_phases_score(v2, tmp_path / "v2")
+    platform.check_same_keys(v15, v2)
+    platform.check_evaluation_page(v15)
+
+
+def test_titles_come_from_the_source_or_the_data(competition):
+    _, dist = competition
+    codalab, _ = competitions(dist, "myauth")
+    v15 = yaml.safe_load(codalab["competition.yaml"])
+    assert v15["title"] == "My own document competition: Scribe authentication"
+    assert v15["leaderboard"]["columns"]["uar"]["label"] == "Mean subset accuracy"
+    assert v15["leaderboard"]["columns"]["balanced_accuracy"]["label"] == "Balanced accuracy"
+    assert v15["phases"][1]["start_date"].year == 2031
+    codalab, _ = competitions(dist, "mylines")
+    v15 = yaml.safe_load(codalab["competition.yaml"])
+    assert v15["title"] == "My own document competition: mylines"
+    assert "msa_line_iu" in v15["leaderboard"]["columns"]
+    for track in TRACK_DIRS:
+        codalab, _ = competitions(dist, track)
+        for name in ("overview.html", "evaluation.html", "data.html", "terms.html"):
+            page = codalab[name].decode("utf-8")
+            for foreign in ("FalsID", "FEST", "ChaLearn", "Pizan", "Latin2", "Tomatina"):
+                assert foreign not in page, (track, name, foreign)
+
+
+@pytest.mark.parametrize("track", TRACK_DIRS)
+@pytest.mark.parametrize("stage", ["development", "final"])
+def test_starting_kit_checks_its_sample_without_ground_truth(competition, track, stage, tmp_path):
+    folder, dist = competition
+    suffix = "" if stage == "development" else "_final"
+    with open(os.path.join(dist, track, "starting_kit_%s%s.zip" % (track, suffix)), "rb") as stream:
+        kit = read_zip(stream.read())
+    for name, data in kit.items():
+        write(str(tmp_path / "kit" / name), data)
+    assert {"README.md", "FORMAT.md", "check_submission.py", "public_items.json"} <= set(kit)
+    # no file of the ground truth travels in the kit
+    truth = files_of(os.path.join(folder, stage, track))
+    for name, data in truth.items():
+        if name != "track.yaml":
+            assert data not in kit.values(), name
+    completed = subprocess.run([sys.executable, str(tmp_path / "kit" / "check_submission.py"),
+                                str(tmp_path / "kit" / "sample_submission")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                               timeout=600, cwd=str(tmp_path))
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("The submission is valid")
+    if track == "myauth" and stage == "development":  # the organizer's own sample, byte for byte
+        sample = dict((name[len("sample_submission/"):], data) for name, data in kit.items()
+                      if name.startswith("sample_submission/"))
+        assert sample == files_of(os.path.join(folder, "starting_kit", "myauth"))
+
+
+@pytest.mark.parametrize("track", TRACK_DIRS)
+def test_the_pages_example_really_scores(competition, track, tmp_path):
+    folder, _ = competition
+    items = public.public_items(os.path.join(folder, "development", track))["tracks"][0]
+    options = page_texts.track_options(items)
+    res, ref, code = page_texts.example(items["kind"], items, options)
+    phase = tmp_path / "phase"
+    for name, text in res.items():
+        write(str(phase / "res" / name), text)
+    if code is None:
+        for name, text in ref.items():
+            write(str(phase / "ref" / name), text)
+        write(str(phase / "ref" / "track.yaml"), items["track_yaml"])
+    else:  # the lines example: a script that writes a page's prediction
+        os.makedirs(str(phase / "res"))
+        subprocess.run([sys.executable, "-c", code], cwd=str(phase / "res"), check=True, timeout=60)
+        single = dict(items, items={"manuscripts": [dict(items["items"]["manuscripts"][0],
+                                                         pages=items["items"]["manuscripts"][0]["pages"][:1])]})
+        public.stand_in_reference({"format": public.FORMAT, "tracks": [dict(single, dir="")]}, str(phase / "ref"))
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    if code is not None:  # the script's two lines are read as two predicted lines
+        with open(str(tmp_path / "out" / "private" / "lines" / "pages.csv")) as stream:
+            header, row = stream.read().splitlines()
+        assert dict(zip(header.split(","), row.split(",")))["standard_predicted"] == "2"
+
+
+def test_missing_final_data_is_an_error_never_a_reuse(tmp_path):
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
+                                "--competition", folder, "--out", str(tmp_path / "dist")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == (
+        "%s does not exist; a competition folder holds development/<track dir>/ and final/<track dir>/, each with "
+        "its track.yaml and reference data." % os.path.join(folder, "final"))
+    make_events(os.path.join(folder, "final", "other"), "f")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == (
+        "%s has no final-phase data for track myevents: put its reference data in %s (same layout as "
+        "development/myevents/); the development data are never reused for the final phase."
+        % (folder, os.path.join(folder, "final", "myevents")))
+
+
+def test_final_phase_with_other_subsets_is_refused_with_the_fix(tmp_path):
+    folder = str(tmp_path / "competition")
+    make_authentication(os.path.join(folder, "development", "myauth"), "dev")
+    make_authentication(os.path.join(folder, "final", "myauth"), "fin")
+    final = os.path.join(folder, "final", "myauth")
+    shutil.move(os.path.join(final, "Alpha.csv"), os.path.join(final, "Beta.csv"))
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value).startswith("The final phase of track myauth writes other keys than its development "
+                                        "phase (e.g. alpha_accuracy); one leaderboard needs the same columns")
+
+
+def test_source_with_an_unknown_field_is_refused(tmp_path):
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), "titel: typo\n")
+    with pytest.raises(make_bundle.BuildError, match="has the unknown field 'titel'"):
+        make_bundle.build(str(tmp_path / "dist"), folder)
