@@ -281,6 +281,7 @@ class Submission(object):
         self.res_root = os.path.realpath(res_root)
         self.base = base  # absolute directory holding this track's files
         self.shown_prefix = shown_prefix  # how messages name the base, e.g. 'authentication/'
+        self.kind = None  # the kind of the track it is for, set by submission_for
 
     def path(self, *parts):
         """The absolute path of a file of this track, refused if it leaves res/."""
@@ -314,27 +315,11 @@ class Submission(object):
             return participant_entries(directory)
         return visible_entries(directory)
 
-    def find_anywhere(self, filename):
-        """Paths (relative to res/) of files with this name anywhere in the submission.
-
-        Used only to explain a missing file ("found it at a/b/x.csv: zip the files at
-        the top level").
-        """
-        found = []
-        for directory, dirnames, filenames in os.walk(self.res_root):
-            dirnames[:] = sorted(d for d in dirnames if not is_junk(d))
-            for name in filenames:
-                if name.lower() == filename.lower():
-                    found.append(os.path.relpath(os.path.join(directory, name), self.res_root))
-        return sorted(found)
-
     def missing(self, rel, expected_what):
-        """A SubmissionError for a missing file, pointing at a misplaced copy if any."""
-        filename = rel.split("/")[-1]
-        elsewhere = [p for p in self.find_anywhere(filename) if p.replace(os.sep, "/") != self.name(rel)]
-        hint = ""
-        if elsewhere:
-            hint = " (found %s: put the files at the top level of the zip, not inside folders)" % elsewhere[0]
+        """A SubmissionError for a missing file, with a hint to the fix (hints.py) if any."""
+        from . import hints
+
+        hint = hints.missing_file(self, rel, self.kind)
         return SubmissionError("The submission has no %s; expected %s%s." % (self.name(rel), expected_what, hint))
 
 
@@ -343,6 +328,12 @@ def submission_for(track, res_root, all_tracks, log):
     top-level folder of the submission when the participant zipped a folder."""
     if not os.path.isdir(res_root):
         raise SubmissionError("The submission is empty; the zip must hold the result files.")
+    submission = _submission_for(track, res_root, all_tracks, log)
+    submission.kind = track.kind
+    return submission
+
+
+def _submission_for(track, res_root, all_tracks, log):
     rel = track.rel
     primary = os.path.join(res_root, rel) if rel else res_root
     top = _single_top_folder(res_root)
@@ -358,9 +349,11 @@ def submission_for(track, res_root, all_tracks, log):
             base = os.path.join(res_root, top, rel) if rel else os.path.join(res_root, top)
             return Submission(res_root, base, top + "/" + (rel + "/" if rel else ""))
     if rel and not os.path.isdir(primary):
+        from . import hints
+
         raise SubmissionError(
-            "The submission has no folder %s/; this phase expects one folder per track (%s)."
-            % (rel, ", ".join(t.rel + "/" for t in all_tracks))
+            "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
+            % (rel, ", ".join(t.rel + "/" for t in all_tracks), hints.folder_case(res_root, rel))
         )
     return Submission(res_root, primary, rel + "/" if rel else "")
 

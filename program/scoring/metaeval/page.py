@@ -251,8 +251,9 @@ def _confidence(doc, a, anchor):
               "Ranked by %s" % a.primary)
     low, high = a.intervals[a.primary]
     names = ["%d. %s" % (a.rank[s], a.names[s]) for s in order]
-    doc.figure(charts.forest(names, a.values[a.primary][order], low[order], high[order], a.primary,
-                             "%s with 95%% intervals" % a.primary),
+    doc.figure(charts.forest(names, a.values[a.primary][order], low[order], high[order],
+                             "%s with 95%% intervals" % a.primary, a.primary,
+                             description="One row per submission: its score and 95% bootstrap interval."),
                "Interval chart: the dot is the score, the bar its 95% bootstrap interval.")
     doc.figure(charts.blob([a.names[s] for s in order], a.rank_frequency[order], a.rank_median[order],
                            a.rank_interval[0][order], a.rank_interval[1][order],
