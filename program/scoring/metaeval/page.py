@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from . import charts
+from . import analysis, charts
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
 
@@ -201,8 +201,7 @@ def summary(doc, analyses):
         doc.paragraph("Could be the winner (no leader is significantly better): %s. Share of bootstrap resamples "
                       "ranking %s first: %.1f%%." % (", ".join(a.names[s] for s in a.winners), a.names[leader],
                                                      100 * a.rank_frequency[leader][0]))
-        stable = "; ".join("%s: tau-b %s" % (name.split(" (")[0] + (" (median)" if "median" in name else ""),
-                                            shown(tau, 3)) for name, tau, _ in a.stability)
+        stable = "; ".join("%s: tau-b %s" % (analysis.METHODS[name], shown(tau, 3)) for name, tau, _ in a.stability)
         doc.paragraph("Stability of the ranking against other ranking methods (Kendall's tau-b with the "
                       "leaderboard, 1 = the same order): %s." % stable)
         doc.raw("</div>")
@@ -266,18 +265,18 @@ def _methods(doc, a, anchor):
     doc.heading(3, "Ranking methods and stability", anchor + "-methods")
     order = np.argsort(a.rank, kind="mergesort")
     methods = list(a.methods.items())
+    doc.paragraph("Ranking methods (after challengeR): %s." % "; ".join(
+        "%s = %s" % (name, text) for name, text in analysis.METHODS.items()))
     doc.table(["submission"] + [name for name, _ in methods] + ["P(rank 1)"],
               [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.rank_frequency[s][0])]
-               for s in order],
-              "Ranks of %s by each ranking method (challengeR's aggregate-then-rank, rank-then-aggregate and "
-              "test-based)" % a.primary)
+               for s in order], "Ranks of %s by each method; P(rank 1) over the bootstrap resamples" % a.primary)
     doc.table(["method", "Kendall tau-b with the leaderboard", "rank distance"],
               [[name, shown(tau, 3), "%g" % distance] for name, tau, distance in a.stability],
               "Rank distance: pairwise tie-aware (a pair ordered oppositely costs 1, a pair tied in one ranking "
               "only 0.5)")
     if len(a.strata) > 1:
         columns = ["submission"] + list(a.strata) + ["mean rank (consensus)"]
-        rows = [[a.names[s]] + [int(r) for r in a.task_ranks[s]] + [float(a.consensus[s])] for s in order]
+        rows = [[a.names[s]] + [int(r) for r in a.task_ranks[s]] + ["%.4g" % a.consensus[s]] for s in order]
         doc.table(columns, rows, "Per-stratum (task) ranks by %s and their consensus" % a.primary)
     doc.figure(charts.podium(a.names, order, a.task_values, a.strata, a.primary, "Podium: %s per stratum"
                              % a.primary),
