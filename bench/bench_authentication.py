@@ -10,9 +10,10 @@ that ties occur (also at the k-th place). Each scoring run (the whole evaluate.p
 fresh process, start-up included) is timed against a baseline run in a fresh process in
 the same session:
 - npz: numpy.load of the archive + one numpy.partition of the matrix along its rows
-  (goal: under 2x);
-- csv: numpy.loadtxt of the same CSV file (goal: at most 1.2x);
-and the peak resident memory of each scoring run is reported (goal: under 3 GB).
+  (goal: at most 1.4x);
+- csv: numpy.loadtxt of the same CSV file (goal: at most 0.6x);
+and the peak resident memory of each scoring run is reported (goal: at most 1.2 x the
+decoded matrix + 150 MB). The phases are generated once and kept under bench/out/.
 """
 
 import os
@@ -96,6 +97,16 @@ def make_phases(outdir):
     return phases, npz, csv
 
 
+def prepare(outdir):
+    """The two phases under outdir, generated once and kept for the next runs."""
+    marker = os.path.join(outdir, "phases.done")
+    if not os.path.exists(marker):
+        shutil.rmtree(outdir, ignore_errors=True)
+        os.makedirs(outdir)
+        make_phases(outdir)
+        open(marker, "w").close()
+
+
 def best(previous, measured):
     """(best time, highest peak memory) over the runs so far."""
     if previous is None:
@@ -111,9 +122,10 @@ def show(label, scoring, baseline, goal):
 
 
 def main(outdir):
-    shutil.rmtree(outdir, ignore_errors=True)
-    os.makedirs(outdir)
-    phases, npz, csv = make_phases(outdir)
+    prepare(outdir)
+    phases = dict((form, os.path.join(outdir, form)) for form in ("npz", "csv"))
+    npz = os.path.join(phases["npz"], "res", SUBSET + "_distances.npz")
+    csv = os.path.join(phases["csv"], "res", SUBSET + "_distances.csv")
     print("subset of %d images; %s: %.0f MB (float32), %s: %.0f MB" % (
         N, os.path.basename(npz), os.path.getsize(npz) / 1e6, os.path.basename(csv), os.path.getsize(csv) / 1e6),
         flush=True)
@@ -137,17 +149,16 @@ def main(outdir):
         with open(os.path.join(out, "scores.txt")) as stream:
             results[form + "_scores"] = stream.read().split()
     npz_baseline, csv_baseline = baselines["npz"], baselines["csv"]
-    show("scoring from .npz vs load+partition", results["npz"], npz_baseline, "< 2")
-    show("scoring from .csv vs numpy.loadtxt", results["csv"], csv_baseline, "<= 1.2")
-    for form in ("npz", "csv"):
-        peak = results[form][1] / 1e9
-        print("%-34s %6.2f GB (baseline %.2f GB; goal < 3 GB: %s)" % (
+    show("scoring from .npz vs load+partition", results["npz"], npz_baseline, "<= 1.4")
+    show("scoring from .csv vs numpy.loadtxt", results["csv"], csv_baseline, "<= 0.6")
+    for form, itemsize in (("npz", 4), ("csv", 8)):
+        # The largest decoded input is the matrix (float32 from the archive, float64 from the CSV).
+        peak, limit = results[form][1] / 1e9, (1.2 * N * N * itemsize + 150e6) / 1e9
+        print("%-34s %6.2f GB (baseline %.2f GB; goal <= 1.2 x the matrix + 150 MB = %.2f GB: %s)" % (
             "peak memory, scoring from ." + form, peak,
-            (npz_baseline if form == "npz" else csv_baseline)[1] / 1e9, "met" if peak < 3 else "MISSED"))
+            (npz_baseline if form == "npz" else csv_baseline)[1] / 1e9, limit, "met" if peak <= limit else "MISSED"))
     same = results["npz_scores"] == results["csv_scores"]
     print("scores from .npz and .csv identical: %s (%s)" % (same, " ".join(results["npz_scores"][:8])))
-    for form in ("npz", "csv"):
-        shutil.rmtree(phases[form])
 
 
 if __name__ == "__main__":

@@ -23,16 +23,18 @@ def best_time(function, repeat=3):
     return best
 
 
-def run_python(args, repeat=1):
+def run_python(args, repeat=1, python=None):
     """Best wall time and peak resident memory (bytes) of `python3 ARGS` in a fresh process.
 
     args: a list of arguments after the interpreter, or a string of code for -c.
+    python: the interpreter (default: the one running the benchmark).
     """
     args = ["-c", args] if isinstance(args, str) else list(args)
+    python = python or sys.executable
     best, peak = None, 0
     for _ in range(repeat):
         start = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, sys.executable] + args,
+        out = subprocess.run([python, "-c", _PEAK_WRAPPER, python] + args,
                              check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
         elapsed = time.perf_counter() - start
         best = elapsed if best is None else min(best, elapsed)

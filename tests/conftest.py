@@ -60,6 +60,37 @@ def assert_clean_failure(run, status, *fragments):
         assert fragment in run.last_line, (fragment, run.last_line)
 
 
+@pytest.fixture(scope="session")
+def fest_scale_output(tmp_path_factory):
+    """OUTPUT of evaluate.py on the lines benchmark's FEST-scale phase (3 manuscripts x 15
+    pages of 1344 x 2016, bench/bench_lines.py), with public_details so that its 45 error
+    maps are in the page: generated and scored once per session."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_lines
+
+    base = tmp_path_factory.mktemp("fest_scale")
+    phase = bench_lines.write_phase(str(base))
+    with open(os.path.join(phase, "ref", "track.yaml"), "a") as stream:
+        stream.write("public_details: true\n")
+    run = run_scorer(phase, str(base / "output"))
+    assert run.status == 0, run.stderr
+    return run
+
+
+@pytest.fixture(scope="session")
+def events_scale_output(tmp_path_factory):
+    """OUTPUT of evaluate.py on the events benchmark's phase (100 categories x 30,000
+    images, bench/bench_events.py): a precision/recall chart per category."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import bench_events
+
+    base = tmp_path_factory.mktemp("events_scale")
+    phase = bench_events.generate(str(base), False)
+    run = run_scorer(phase, str(base / "output"))
+    assert run.status == 0, run.stderr
+    return run
+
+
 def pytest_collection_modifyitems(config, items):
     """Under HYPOTHESIS_EXAMPLES_SCALE (set by tests/floor/run for the floor environments),
     every property test draws that fraction of its examples (at least 10): the floors

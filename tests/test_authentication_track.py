@@ -2,9 +2,12 @@
 scores worked out by hand, and every validation rule of SPEC section 3 with its message."""
 
 import os
+import tempfile
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import assert_clean_failure, run_scorer
 
 PIZAN = ["PIZAN_000001.jpg", "PIZAN_000002.jpg", "PIZAN_000003.jpg", "PIZAN_000004.jpg"]
@@ -621,3 +624,76 @@ def test_npz_truncated_member(tmp_path):
 def test_npz_datetime_distances_refused(tmp_path):
     phase = npz_phase(tmp_path, names=np.array(TASSO), distances=np.zeros((4, 4), dtype="M8[s]"))
     failure(tmp_path, phase, "Tasso_distances.npz: 'distances' must hold numbers")
+
+
+# ------------------------------------------------------------ the fixed-width CSV path
+
+fixed_layout = st.tuples(
+    st.integers(1, 5),  # n
+    st.integers(1, 15),  # digits
+    st.data(),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),  # the last row ends with its line end
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fixed_layout)
+def test_fixed_width_csv_equals_float_bit_for_bit(layout):
+    from scoring.readers import authentication as reader
+    n, digits, data, end, final_end = layout
+    places = data.draw(st.integers(0, digits))
+    names = ["img_%03d.png" % i for i in range(n)]
+
+    def cell(value):
+        text = "%0*d" % (digits, value)
+        return text[:digits - places] + "." + text[digits - places:] if places else text
+
+    cells = [[cell(data.draw(st.integers(0, 10 ** digits - 1))) for _ in range(n)] for _ in range(n)]
+    if data.draw(st.booleans()):  # one cell off the layout: the general path reads the file
+        i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))
+        cells[i][j] = data.draw(st.sampled_from(["1e-3", "-0", " 1", "7", cells[i][j] + "1", "+" + cells[i][j]]))
+    lines = ["," + ",".join(names)] + [name + "," + ",".join(row) for name, row in zip(names, cells)]
+    text = end.join(lines) + (end if final_end else "")
+    expected = [[float(c) for c in row] for row in cells]
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "Tasso_distances.csv")
+        with open(path, "wb") as stream:
+            stream.write(text.encode("ascii"))
+        names_read, matrix = reader.read_distances_csv(path, "f")
+        with open(path, "rb") as stream:
+            stream.readline()
+            fast = reader._parse_fixed_width(stream, n, [])
+    assert names_read == names
+    assert matrix.tobytes() == np.array(expected, dtype=np.float64).tobytes()
+    plain = all(len(c) == len(cells[0][0]) and c.replace(".", "", 1).isdigit() for row in cells for c in row)
+    plain = plain and len(set(c.find(".") for row in cells for c in row)) == 1
+    # The fast path wants the first row's line end, and takes a last row without its LF.
+    ends_taken = final_end or (n > 1 and end == "\n")
+    assert (fast is not None) == (plain and ends_taken)
+
+
+def test_fixed_width_csv_blocks_and_departures(tmp_path, monkeypatch):
+    from scoring.errors import SubmissionError
+    from scoring.readers import authentication as reader
+    monkeypatch.setattr(reader, "_BLOCK_BYTES", 100)  # a few rows a block
+    n = 12
+    rng = np.random.RandomState(5)
+    values = np.round(rng.rand(n, n), 6)
+    names = ["PIZAN_%06d.jpg" % i for i in range(n)]
+    rows = [name + "," + ",".join("%.6f" % v for v in row) for name, row in zip(names, values)]
+    path = tmp_path / "Pizan_distances.csv"
+    write(path, "," + ",".join(names) + "\n" + "\n".join(rows) + "\n")
+    got_names, matrix = reader.read_distances_csv(str(path), "Pizan_distances.csv")
+    assert got_names == names and matrix.tolist() == [[float("%.6f" % v) for v in row] for row in values]
+    # A bad cell in a later block is named by the general path, as before.
+    bad = list(rows)
+    bad[9] = bad[9][:-8] + "x.123456"
+    write(path, "," + ",".join(names) + "\n" + "\n".join(bad) + "\n")
+    with pytest.raises(SubmissionError, match="line 11, column 13 holds 'x.123456'"):
+        reader.read_distances_csv(str(path), "Pizan_distances.csv")
+    # A name with a comma, a quoted name and rows after the square are the general path's.
+    for changed in (rows[:5] + ['"PIZAN_000005.jp",' + rows[5].split(",", 1)[1]] + rows[6:], rows + rows[:1]):
+        write(path, "," + ",".join(names) + "\n" + "\n".join(changed) + "\n")
+        with pytest.raises(SubmissionError):
+            reader.read_distances_csv(str(path), "Pizan_distances.csv")

@@ -1,13 +1,15 @@
-"""The competition bundle played as the platforms play it (README, "The competition bundle").
+"""The competition bundle played as the platforms play it (docs/organizers.md, "The platforms").
 
-Codalab v1.5 (codalab-competitions: CompetitionDefBundle.unpack in apps/web/models.py,
-the compute worker's get_bundle, the score parsing of apps/web/tasks.py) and Codabench
-(compute_worker/compute_worker.py, competitions/unpackers/v2.py, the API's
-upload_submission_scores). Each rule below is written from those sources; the platforms'
-code itself is not used.
+Every rule modelled here is written from the platforms' public code; the file and the
+function are named beside each model. Sources read (none of their code is used here):
+Codalab v1.5 = codalab/codalab-competitions (codalab/apps/web/models.py, apps/web/tasks.py)
+and codalab/competitions-v1-compute-worker (worker.py, detailed_result_put.sh); Codabench =
+codalab/codabench (src/apps/competitions/unpackers/, src/apps/leaderboards/,
+src/apps/api/serializers/, src/apps/api/views/, compute_worker/compute_worker.py).
 """
 
 import datetime
+import glob
 import json
 import math
 import os
@@ -23,29 +25,74 @@ import yaml
 from conftest import ROOT
 
 import make_bundle
+import platforms
+from scoring import layout
+from scoring import platform as program_platform
 
-# Fields of the v1.5 models that a competition.yaml may set: the top level is passed to
-# Competition(**spec), each phase to CompetitionPhase(**spec), so any other key fails.
+DEMO = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
+TRACKS = [name for name, _, _, _ in DEMO]
+SOURCE = make_bundle.complete_source(make_bundle.read_yaml(make_bundle.DEMO_SOURCE), make_bundle.DEMO_SOURCE,
+                                     [(name, kind) for name, kind, _, _ in DEMO])
+
+# apps/web/models.py, CompetitionDefBundle.unpack: the top level (html, phases and leaderboard
+# removed) is passed to Competition(**comp_base), each phase to CompetitionPhase.objects.
+# get_or_create(**phase_spec): a key that is no field of those models fails the upload.
 V15_COMPETITION_KEYS = {"title", "description", "image", "has_registration", "end_date",
-                        "force_submission_to_leaderboard", "competition_docker_image",
-                        "html", "phases", "leaderboard"}
+                        "force_submission_to_leaderboard", "enable_detailed_results",
+                        "competition_docker_image", "html", "phases", "leaderboard"}
 V15_PHASE_KEYS = {"phasenumber", "label", "description", "color", "start_date", "max_submissions",
                   "max_submissions_per_day", "execution_time_limit", "is_scoring_only",
                   "scoring_program", "reference_data", "starting_kit", "phase_never_ends",
                   "auto_migration"}
-V15_HTML_PAGES = {"overview", "evaluation", "terms", "data"}  # 'data' is required
-FIXED_POINT = re.compile(r"^-?\d+(\.\d{1,10})?$")  # v1.5 stores 10 decimals
+V15_HTML_PAGES = {"overview", "evaluation", "terms", "data"}  # unpack: 'data' is required
+FIXED_POINT = re.compile(r"^-?\d+(\.\d{1,10})?$")  # SubmissionScore: 10 decimals
+
+# src/apps/competitions/unpackers/v2.py, V2Unpacker.__init__ and _unpack_*: the keys it reads.
+V2_COMPETITION_KEYS = {"version", "title", "image", "registration_auto_approve", "docker_image",
+                       "enable_detailed_results", "show_detailed_results_in_submission_panel",
+                       "show_detailed_results_in_leaderboard", "auto_run_submissions",
+                       "can_participants_make_submissions_public", "make_programs_available",
+                       "make_input_data_available", "description", "competition_type", "fact_sheet",
+                       "reward", "contact_email", "forum_enabled", "pages", "phases", "tasks",
+                       "solutions", "terms", "queue", "leaderboards"}
+V2_PHASE_KEYS = {"index", "name", "description", "start", "end", "max_submissions_per_day",
+                 "max_submissions", "auto_migrate_to_this_phase", "hide_output", "hide_prediction_output",
+                 "hide_score_output", "tasks", "execution_time_limit", "public_data", "starting_kit"}
+V2_TASK_KEYS = {"index", "key", "name", "description", "ingestion_only_during_scoring",
+                "ingestion_program", "input_data", "scoring_program", "reference_data"}
+V2_SOLUTION_KEYS = {"index", "tasks", "key", "path", "name", "description"}
+# src/apps/api/serializers/leaderboards.py, LeaderboardSerializer.Meta.fields and ColumnSerializer.
+V2_LEADERBOARD_KEYS = {"primary_index", "title", "key", "columns", "hidden", "submission_rule"}
+V2_COLUMN_KEYS = {"computation", "computation_indexes", "title", "key", "sorting", "index", "hidden",
+                  "precision"}
+# src/apps/leaderboards/models.py, Leaderboard.AUTO_SUBMISSION_RULES (every other rule waits
+# for the participant to put a submission on the leaderboard: strategies.ManualModeStrategy).
+V2_AUTO_SUBMISSION_RULES = {"Force_Last", "Force_Best", "Force_Latest_Multiple"}
 
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory):
+    """The demo, one competition per track: dist/<track>/competition.zip (v1.5) and
+    dist/<track>/codabench_competition.zip."""
     target = str(tmp_path_factory.mktemp("dist"))
+    make_bundle.build(target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def together(tmp_path_factory):
+    """The demo as one competition (make_bundle.py --together): v1.5 only."""
+    target = str(tmp_path_factory.mktemp("together"))
     make_bundle.build(target, together=True)
     return target
 
 
-def read_zip(path):
-    with zipfile.ZipFile(path) as archive:
+def read_zip(path_or_bytes):
+    source = path_or_bytes
+    if isinstance(path_or_bytes, bytes):
+        import io
+        source = io.BytesIO(path_or_bytes)
+    with zipfile.ZipFile(source) as archive:
         return dict((name, archive.read(name)) for name in archive.namelist())
 
 
@@ -58,21 +105,9 @@ def extract(data, destination):
     os.remove(path)
 
 
-def v15_flatten(bundle_path):
-    """The v1.5 worker's rule after unzipping a bundle: unless the folder already holds
-    metadata among more than two entries, the first sub-folder holding a metadata file
-    replaces the bundle folder."""
-    entries = os.listdir(bundle_path)
-    if len(entries) > 2 and "metadata" in entries:
-        return
-    for name in entries:
-        folder = os.path.join(bundle_path, name)
-        if os.path.isdir(folder) and "metadata" in os.listdir(folder):
-            moved = bundle_path + "_tmp"
-            shutil.copytree(folder, moved)
-            shutil.rmtree(bundle_path)
-            shutil.move(moved, bundle_path)
-            return
+def wrapped(data, folder):
+    """The same zip with every entry inside one top folder (a participant zipping a folder)."""
+    return platforms.zip_entries([(folder + "/" + name, content) for name, content in sorted(read_zip(data).items())])
 
 
 def platform_env():
@@ -89,9 +124,29 @@ def run_command(argv, cwd):
     return completed
 
 
+# ---------------------------------------------------------------------------- Codalab v1.5
+
+
+def v15_flatten(bundle_path):
+    """worker.py, _find_only_folder_with_metadata and get_bundle: unless the folder holds
+    metadata among more than two entries, the first sub-folder holding a metadata file
+    replaces the bundle folder."""
+    entries = os.listdir(bundle_path)
+    if len(entries) > 2 and "metadata" in entries:
+        return
+    for name in entries:
+        folder = os.path.join(bundle_path, name)
+        if os.path.isdir(folder) and "metadata" in os.listdir(folder):
+            moved = bundle_path + "_tmp"
+            shutil.copytree(folder, moved)
+            shutil.rmtree(bundle_path)
+            shutil.move(moved, bundle_path)
+            return
+
+
 def v15_parse_scores(text):
-    """apps/web/tasks.py: split on newlines, skip empty lines, `label, value = line.split(":")`
-    (exactly one colon), float(value), the label stripped."""
+    """apps/web/tasks.py, update_submission: split on newlines, skip empty lines,
+    `label, value = line.split(":")` (exactly one colon), float(value), label stripped."""
     scores = []
     for line in text.split("\n"):
         if len(line) > 0:
@@ -101,36 +156,59 @@ def v15_parse_scores(text):
     return scores
 
 
-def play_v15(files, phase, workdir):
-    """Unzip program, ref and the phase's starting kit as the v1.5 worker does, run the
-    metadata command split on spaces with no shell, and parse scores.txt."""
+def v15_final_upload(output):
+    """worker.py, run(), after the program: private/ is zipped for the organizers and removed;
+    then, only if OUTPUT/detailed_results.html is empty, every .html file of OUTPUT is
+    uploaded in os.walk order (top-down). Returns the uploads in order (the last one stays)."""
+    shutil.rmtree(os.path.join(output, "private"), ignore_errors=True)
+    with open(os.path.join(output, "detailed_results.html")) as stream:  # raises if removed
+        if stream.read():
+            return []
+    uploads = []
+    for root, _, files in os.walk(output):
+        for name in files:
+            if os.path.splitext(name)[1].lower() == ".html":
+                with open(os.path.join(root, name)) as stream:
+                    uploads.append(stream.read())
+    return uploads
+
+
+def play_v15(files, phase, workdir, submission=None, worker_page=False):
+    """worker.py, run() for a scoring-only phase: program, ref and the submission unzipped
+    (get_bundle), OUTPUT/detailed_results.html created empty (with worker_page: it always is,
+    and then the program lasts program/scoring/platform.py's V15_MIN_SECONDS), the metadata
+    command with its placeholders split on spaces (no shell). Returns (scores, output)."""
     run_dir = os.path.join(workdir, "run")
     program = os.path.join(run_dir, "program")
     input_dir = os.path.join(run_dir, "input")
     output = os.path.join(run_dir, "output")
     temp = os.path.join(run_dir, "temp")
     os.makedirs(input_dir)
+    submission = files[phase["starting_kit"]] if submission is None else submission
     for data, target in ((files[phase["scoring_program"]], program),
                          (files[phase["reference_data"]], os.path.join(input_dir, "ref")),
-                         (files[phase["starting_kit"]], os.path.join(input_dir, "res"))):
+                         (submission, os.path.join(input_dir, "res"))):
         extract(data, target)
         v15_flatten(target)
     os.makedirs(output)
     os.makedirs(temp)
+    if worker_page:
+        open(os.path.join(output, "detailed_results.html"), "a").close()
     with open(os.path.join(program, "metadata")) as stream:
         metadata = yaml.safe_load(stream)
     command = metadata["command"].strip()
-    for placeholder, value in (("$program", program), ("$input", input_dir), ("$output", output),
-                               ("$tmp", temp), ("$shared", os.path.join(workdir, "shared"))):
+    for placeholder, value in (("$program", program), ("$predictions", os.path.join(input_dir, "res")),
+                               ("$input", input_dir), ("$output", output), ("$tmp", temp),
+                               ("$shared", os.path.join(workdir, "shared"))):
         command = command.replace(placeholder, value)
     run_command(command.split(" "), run_dir)
     with open(os.path.join(output, "scores.txt")) as stream:
-        return v15_parse_scores(stream.read())
+        return v15_parse_scores(stream.read()), output
 
 
 def v15_is_active(phase, phases, now, competition_end):
-    """CompetitionPhase.is_active: never-ending phases always; otherwise from start_date
-    until the next phase number starts, the last phase until the competition ends."""
+    """apps/web/models.py, CompetitionPhase.is_active: never-ending phases always; otherwise
+    from start_date until the next phase number starts, the last one until the end."""
     if phase.get("phase_never_ends"):
         return True
     following = [p for p in phases.values() if p["phasenumber"] == phase["phasenumber"] + 1]
@@ -146,217 +224,528 @@ def v15_leaderboards(competition):
     return dict((label, [key for _, key in sorted(columns)]) for label, columns in boards.items())
 
 
-@pytest.fixture(scope="module")
-def codalab(dist):
-    files = read_zip(os.path.join(dist, "competition.zip"))
-    yaml_names = [name for name in files if ".yaml" in name]
-    # v1.5 reads the first name containing ".yaml": it must be the only one.
-    assert yaml_names == ["competition.yaml"]
+def codalab_zip(dist, track):
+    files = read_zip(os.path.join(dist, track, "competition.zip"))
+    # apps/web/models.py, CompetitionDefBundle.unpack reads the first name holding ".yaml".
+    assert [name for name in files if ".yaml" in name] == ["competition.yaml"]
     return files, yaml.safe_load(files["competition.yaml"])
 
 
-def test_codalab_yaml_is_what_the_worker_accepts(codalab):
-    files, competition = codalab
-    assert set(competition) <= V15_COMPETITION_KEYS
-    assert competition["competition_docker_image"] == "codalab/codalab-legacy:py312"
+def check_codalab_yaml(v15):
+    """(files, competition) of one track's v1.5 zip: what CompetitionDefBundle.unpack reads."""
+    files, competition = v15
+    assert set(competition) <= V15_COMPETITION_KEYS, set(competition) - V15_COMPETITION_KEYS
+    assert competition["enable_detailed_results"] is True
+    assert competition["force_submission_to_leaderboard"] is True
+    assert competition["competition_docker_image"]
     assert set(competition["html"]) == V15_HTML_PAGES
     for page in list(competition["html"].values()) + [competition["image"]]:
         assert files[page], page
     for number, phase in competition["phases"].items():
         assert set(phase) <= V15_PHASE_KEYS, set(phase) - V15_PHASE_KEYS
-        assert phase["phasenumber"] == number
-        assert len(phase["label"]) <= 50
+        assert phase["phasenumber"] == number and len(phase["label"]) <= 50
+        # CompetitionPhase.execution_time_limit: a whole number of seconds.
+        assert isinstance(phase["execution_time_limit"], int) and phase["execution_time_limit"] > 0
+        assert phase["auto_migration"] is False
         for name in ("scoring_program", "reference_data", "starting_kit"):
             assert phase[name] in files, phase[name]
-    labels = [board["label"] for board in competition["leaderboard"]["leaderboards"].values()]
+    assert len(v15_leaderboards(competition)) == 1
     for key, column in competition["leaderboard"]["columns"].items():
         assert len(key) <= 50 and len(column["label"]) <= 50
         assert column["sort"] in ("asc", "desc")
-        assert column["leaderboard"]["label"] in labels
 
 
-def test_codalab_phases_of_every_track_run_side_by_side(codalab):
-    _, competition = codalab
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_yaml_is_what_the_unpacker_reads(dist, track):
+    files, competition = codalab_zip(dist, track)
+    check_codalab_yaml((files, competition))
+    assert competition["competition_docker_image"] == SOURCE["docker_image"]
+    assert all(p["execution_time_limit"] == SOURCE["execution_time_limit"] for p in competition["phases"].values())
+    development = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
+    keys = [make_bundle.phase_keys(ref) for name, _, ref, _ in development if name == track][0]
+    # One leaderboard, the track's keys in order (the primary key ranked first).
+    assert v15_leaderboards(competition) == {platforms.leaderboard_title(SOURCE, track): keys}
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_phases_follow_each_other(dist, track):
+    _, competition = codalab_zip(dist, track)
     phases = competition["phases"]
     end = competition["end_date"]
-    development = [p for p in phases.values() if p["label"].endswith("Development")]
-    final = [p for p in phases.values() if p["label"].endswith("Final")]
-    assert len(development) == len(final) == len(v15_leaderboards(competition))
-    dev_start = min(p["start_date"] for p in development)
-    final_start = min(p["start_date"] for p in final)
-    for now in (dev_start, final_start - datetime.timedelta(seconds=1)):
-        assert all(v15_is_active(p, phases, now, end) for p in development)
-        assert not any(v15_is_active(p, phases, now, end) for p in final)
-    for now in (final_start, end - datetime.timedelta(seconds=1)):
-        assert all(v15_is_active(p, phases, now, end) for p in final + development)
-    assert not any(v15_is_active(p, phases, end, end) for p in final)
+    development, final = phases[1], phases[2]
+    second = datetime.timedelta(seconds=1)
+    for now, open_phase in ((development["start_date"], 1), (final["start_date"] - second, 1),
+                            (final["start_date"], 2), (end - second, 2)):
+        assert [n for n, p in phases.items() if v15_is_active(p, phases, now, end)] == [open_phase], now
+    assert not any(v15_is_active(p, phases, end, end) for p in phases.values())
 
 
-def test_codalab_every_phase_scores_its_starting_kit_into_one_leaderboard(codalab, tmp_path):
-    files, competition = codalab
-    boards = v15_leaderboards(competition)
-    filled = set()
+def check_codalab_phases_score(v15, workdir):
+    """Every phase scores its starting kit, flat and zipped in a folder, into every column
+    of the leaderboard, the primary key first."""
+    files, competition = v15
+    columns = list(v15_leaderboards(competition).values())[0]
     for number, phase in sorted(competition["phases"].items()):
-        scores = play_v15(files, phase, str(tmp_path / str(number)))
-        keys = [key for key, _ in scores]
-        assert all(math.isfinite(value) for _, value in scores)
-        # One leaderboard takes every key of this phase, and every column of it gets a number.
-        matching = [label for label, columns in boards.items() if set(columns) == set(keys)]
-        assert len(matching) == 1, (phase["label"], keys)
-        assert len(keys) == len(set(keys))
-        assert keys[0] == boards[matching[0]][0]  # the primary score is ranked first
-        filled.add(matching[0])
-    assert filled == set(boards)
+        kit = files[phase["starting_kit"]]
+        results = []
+        for form, submission in (("flat", kit), ("wrapped", wrapped(kit, "my_results"))):
+            scores, _ = play_v15(files, phase, os.path.join(str(workdir), "%d-%s" % (number, form)), submission)
+            assert [key for key, _ in scores] == columns
+            assert all(math.isfinite(value) for _, value in scores)
+            results.append(scores)
+        assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_every_phase_scores_flat_and_wrapped_submissions(dist, track, tmp_path):
+    check_codalab_phases_score(codalab_zip(dist, track), tmp_path)
+
+
+def test_codalab_detailed_results_arrive_after_a_fast_run(dist, tmp_path):
+    """The page reaches the site by the worker's final upload: the program leaves the
+    worker's empty detailed_results.html alone and writes the page in a sub-folder, which
+    os.walk visits after it (program/scoring/platform.py says why)."""
+    files, competition = codalab_zip(dist, "events")
+    _, output = play_v15(files, competition["phases"][1], str(tmp_path / "run"), worker_page=True)
+    assert os.path.getsize(os.path.join(output, "detailed_results.html")) == 0
+    assert os.listdir(os.path.join(output, "private"))  # written, then removed by the worker
+    with open(os.path.join(output, "details", "detailed_results.html")) as stream:
+        page = stream.read()
+    uploads = v15_final_upload(output)
+    assert len(uploads) >= 2 and uploads[0] == ""
+    assert uploads[-1] == page and "</html>" in page and "map" in page
+
+
+def test_v15_run_lasts_until_the_watchers_first_upload_is_over():
+    """detailed_result_put.sh sleeps 1 s, then entr uploads the (empty) file once; the run
+    lasts V15_MIN_SECONDS so that this upload cannot land after the worker's final one."""
+    slept = []
+    program_platform.settle(100.0, now=lambda: 101.25, sleep=slept.append)
+    assert slept == [program_platform.V15_MIN_SECONDS - 1.25]
+    slept = []
+    program_platform.settle(100.0, now=lambda: 100.0 + program_platform.V15_MIN_SECONDS + 0.5, sleep=slept.append)
+    assert slept == []
+
+
+def test_page_location_follows_the_worker(tmp_path):
+    """Codabench (Run.get_detailed_results_file_path) and local runs: OUTPUT/detailed_results.html;
+    v1.5 (its worker created that file empty): OUTPUT/details/detailed_results.html."""
+    output = str(tmp_path)
+    assert program_platform.page_path(output) == os.path.join(output, "detailed_results.html")
+    open(os.path.join(output, "detailed_results.html"), "w").close()
+    assert program_platform.page_path(output) == os.path.join(output, "details", "detailed_results.html")
+    with open(os.path.join(output, "detailed_results.html"), "w") as stream:
+        stream.write("<html></html>")
+    assert program_platform.page_path(output) == os.path.join(output, "detailed_results.html")
 
 
 def test_codalab_program_zip_survives_flattening_rules(dist, tmp_path):
-    """metadata sits at the root of the program zip, so neither platform moves anything;
-    a zip of the folder would work on v1.5 only (it flattens, Codabench does not)."""
-    files = read_zip(os.path.join(dist, "scoring_program.zip"))
+    """metadata sits at the root of the program zip, so neither platform moves anything."""
+    files = read_zip(os.path.join(dist, TRACKS[0], "scoring_program.zip"))
     assert "metadata" in files and "evaluate.py" in files
     assert not any(name.endswith(".pyc") or "__pycache__" in name for name in files)
-    wrapped = make_bundle.zip_entries([("scoring_program/" + n, d) for n, d in sorted(files.items())])
-    flattened = str(tmp_path / "flattened")
-    extract(wrapped, flattened)
-    v15_flatten(flattened)
-    assert sorted(os.listdir(flattened)) == sorted(set(n.split("/")[0] for n in files))
     as_is = str(tmp_path / "as_is")
-    extract(make_bundle.zip_entries(sorted(files.items())), as_is)
+    extract(platforms.zip_entries(sorted(files.items())), as_is)
     before = sorted(os.listdir(as_is))
     v15_flatten(as_is)
     assert sorted(os.listdir(as_is)) == before
 
 
+def test_codalab_together_ranks_each_track_in_its_own_phases(together, tmp_path):
+    """make_bundle.py --together: v1.5 links every leaderboard to every phase
+    (CompetitionDefBundle.unpack, SubmissionResultGroupPhase) and a phase ranks its own
+    submissions, so each track's phases fill exactly its own leaderboard. Codabench gets no
+    such competition (platforms.codabench_refusal)."""
+    assert not os.path.exists(os.path.join(together, "codabench_competition.zip"))
+    files = read_zip(os.path.join(together, "competition.zip"))
+    competition = yaml.safe_load(files["competition.yaml"])
+    assert set(competition) <= V15_COMPETITION_KEYS
+    boards = v15_leaderboards(competition)
+    assert len(boards) == len(TRACKS)
+    phases = competition["phases"]
+    end = competition["end_date"]
+    final_start = min(p["start_date"] for p in phases.values() if p["color"] == "purple")
+    for now in (final_start, end - datetime.timedelta(seconds=1)):
+        assert all(v15_is_active(p, phases, now, end) for p in phases.values())
+    filled = []
+    for number, phase in sorted(phases.items()):
+        scores, _ = play_v15(files, phase, str(tmp_path / str(number)))
+        keys = [key for key, _ in scores]
+        filled.extend(label for label, columns in boards.items() if columns == keys)
+    assert sorted(filled) == sorted(list(boards) * 2)  # each board: its track's two phases
+
+
 # ---------------------------------------------------------------------------- Codabench
 
 
-@pytest.fixture(scope="module")
-def codabench(dist):
-    files = read_zip(os.path.join(dist, "codabench_competition.zip"))
+def codabench_zip(dist, track):
+    files = read_zip(os.path.join(dist, track, "codabench_competition.zip"))
     return files, yaml.safe_load(files["competition.yaml"])
 
 
-def codabench_parse_scores(output):
-    """push_scores: scores.json if present (json), else scores.txt read as YAML."""
+def get_datetime(field):
+    """src/apps/competitions/unpackers/utils.py, get_datetime: a date (and a datetime, which
+    is a date) becomes midnight of its day; a string is parsed with its time."""
+    if not field:
+        return None
+    if isinstance(field, datetime.date):
+        return datetime.datetime.combine(field, datetime.time())
+    return datetime.datetime.strptime(field, platforms.DATE_FORMAT)  # dateutil's parse, on our format
+
+
+def validate_phase_ordering(phases):
+    """src/apps/competitions/unpackers/base_unpacker.py, _validate_phase_ordering: a phase
+    after another needs the first to end, and must start strictly after that end."""
+    for before, after in zip(phases, phases[1:]):
+        if before["end"] is None:
+            return "Phase %s must have an end time" % before["name"]
+        if after["start"] < before["end"]:
+            return "Phases must be sequential"
+        if after["start"] == before["end"]:
+            return "Phases dates conflict"
+    return None
+
+
+def test_codabench_date_rules_as_modelled():
+    """The two rules that refused the earlier bundle, on hand-made phases."""
+    midnight = datetime.datetime(2026, 4, 1)
+    assert get_datetime(datetime.datetime(2026, 3, 31, 23, 59)) == datetime.datetime(2026, 3, 31)
+    assert get_datetime("2026-03-31 23:59:00") == datetime.datetime(2026, 3, 31, 23, 59)
+    touching = [{"name": "D", "start": midnight - datetime.timedelta(days=9), "end": midnight},
+                {"name": "F", "start": midnight, "end": midnight + datetime.timedelta(days=9)}]
+    assert validate_phase_ordering(touching) == "Phases dates conflict"
+    touching[0]["end"] = midnight - platforms.PHASE_GAP
+    assert validate_phase_ordering(touching) is None
+
+
+def check_codabench_yaml(v2):
+    """(files, competition) of one track's Codabench zip: what V2Unpacker reads and accepts."""
+    files, competition = v2
+    assert set(competition) <= V2_COMPETITION_KEYS, set(competition) - V2_COMPETITION_KEYS
+    assert competition["version"] == 2
+    assert competition["docker_image"]
+    assert competition["enable_detailed_results"] is True  # models.Competition: False by default
+    assert files[competition["image"]] and files[competition["terms"]].strip()
+    for page in competition["pages"]:
+        assert files[page["file"]].strip(), page  # _unpack_pages: an empty page is refused
+    tasks = dict((task["index"], task) for task in competition["tasks"])
+    assert len(tasks) == len(competition["tasks"])
+    for task in competition["tasks"]:
+        assert set(task) <= V2_TASK_KEYS
+        assert task["scoring_program"] in files and task["reference_data"] in files
+    for solution in competition["solutions"]:
+        assert set(solution) <= V2_SOLUTION_KEYS
+        assert solution["path"] in files and set(solution["tasks"]) <= set(tasks)
+    # _unpack_phases sorts by index and parses the dates; then _validate_phase_ordering.
+    phases = sorted(competition["phases"], key=lambda p: p["index"])
+    parsed = []
+    for phase in phases:
+        assert set(phase) <= V2_PHASE_KEYS, set(phase) - V2_PHASE_KEYS
+        assert isinstance(phase["start"], str) and isinstance(phase["end"], str)  # quoted: time kept
+        parsed.append({"name": phase["name"], "start": get_datetime(phase["start"]),
+                       "end": get_datetime(phase["end"])})
+        # competitions/models.py, Phase.execution_time_limit: seconds (the unpacker reads no other name).
+        assert isinstance(phase["execution_time_limit"], int) and phase["execution_time_limit"] > 0
+        assert phase["hide_score_output"] is True and phase["hide_output"] is False
+        assert phase["auto_migrate_to_this_phase"] is False
+        assert len(phase["tasks"]) == 1 and set(phase["tasks"]) <= set(tasks)
+        assert phase["starting_kit"] in files
+    assert validate_phase_ordering(parsed) is None
+    # base_unpacker._save_competition gives every phase leaderboards[0].
+    assert len(competition["leaderboards"]) == 1
+    board = competition["leaderboards"][0]
+    assert set(board) <= V2_LEADERBOARD_KEYS
+    assert board["submission_rule"] in V2_AUTO_SUBMISSION_RULES
+    assert board["submission_rule"] == "Force_Last"  # as v1.5's force_submission_to_leaderboard
+    assert len(board["key"]) <= 36 and len(board["title"]) <= 64
+    keys = [column["key"] for column in board["columns"]]
+    indexes = [column["index"] for column in board["columns"]]
+    assert len(set(keys)) == len(keys) and len(set(indexes)) == len(indexes)  # validate_columns
+    assert board["primary_index"] == 0 and board["columns"][0]["index"] == 0
+    for column in board["columns"]:
+        assert set(column) <= V2_COLUMN_KEYS
+        assert len(column["key"]) <= 36 and len(column["title"]) <= 36  # Column: max_length=36
+        assert column["sorting"] in ("asc", "desc")
+    return parsed
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codabench_yaml_is_what_the_unpacker_reads(dist, track):
+    files, competition = codabench_zip(dist, track)
+    parsed = check_codabench_yaml((files, competition))
+    assert competition["docker_image"] == SOURCE["docker_image"]
+    assert all(p["execution_time_limit"] == SOURCE["execution_time_limit"] for p in competition["phases"])
+    development_start, final_start, end = platforms.schedule(SOURCE)
+    assert [(p["start"], p["end"]) for p in parsed] == [(development_start, final_start - platforms.PHASE_GAP),
+                                                         (final_start, end)]
+
+
+def codabench_prediction_step(submission, workdir):
+    """compute_worker/compute_worker.py for a results submission (no ingestion program):
+    _run_program_directory finds no metadata in the submission and copies it into OUTPUT;
+    push_output then writes OUTPUT/metadata (the run's status, keys sorted by yaml.dump)
+    and zips OUTPUT as the prediction result, which the scoring step unzips as input/res."""
+    program = os.path.join(workdir, "prediction_program")
+    output = os.path.join(workdir, "prediction_output")
+    os.makedirs(workdir)
+    extract(submission, program)
+    assert not os.path.exists(os.path.join(program, "metadata"))
+    shutil.copytree(program, output)
+    status = {"exitCode": None, "elapsedTime": None, "ingestionExitCode": None, "ingestionElapsedTime": None}
+    with open(os.path.join(output, "metadata"), "w") as stream:
+        stream.write(yaml.dump(status, default_flow_style=False))
+    return platforms.zip_entries(platforms.tree_entries(output))
+
+
+def codabench_scoring_step(files, task, prediction, workdir):
+    """compute_worker/compute_worker.py, Run.prepare (program, input/ref and input/res
+    unzipped, no flattening), the metadata command with replace_legacy_metadata_command's
+    placeholders, then push_scores: scores.json if present, else scores.txt read as YAML."""
+    program = os.path.join(workdir, "program")
+    input_dir = os.path.join(workdir, "input")
+    output = os.path.join(workdir, "output")
+    os.makedirs(input_dir)
+    extract(files[task["scoring_program"]], program)
+    extract(files[task["reference_data"]], os.path.join(input_dir, "ref"))
+    extract(prediction, os.path.join(input_dir, "res"))
+    os.makedirs(output)
+    with open(os.path.join(program, "metadata")) as stream:
+        command = yaml.load(stream.read(), Loader=yaml.FullLoader)["command"]
+    for placeholder, value in (("$input", input_dir), ("$output", output), ("$program", program),
+                               ("$shared", os.path.join(workdir, "shared")), ("$tmp", output)):
+        command = command.replace(placeholder, value)
+    run_command(shlex.split(command), workdir)
+    # push_output refuses a run whose OUTPUT already holds metadata.
+    assert not os.path.exists(os.path.join(output, "metadata"))
     with open(os.path.join(output, "scores.txt")) as stream:
         from_txt = yaml.load(stream, yaml.Loader)
     with open(os.path.join(output, "scores.json")) as stream:
         from_json = json.load(stream)
-    assert from_txt == from_json  # the fallback would read the same numbers
-    for key, value in from_json.items():
-        assert isinstance(value, (int, float)) and not isinstance(value, bool), (key, value)
-        assert math.isfinite(value)
-    return from_json
+    assert from_txt == from_json
+    return from_json, output
 
 
-def play_codabench(files, task, solution, workdir):
-    """Unzip with no flattening, run the metadata command with Codabench's placeholders
-    (as a docker command string, split like a shell would without running one)."""
-    program = os.path.join(workdir, "program")
-    input_dir = os.path.join(workdir, "input")
-    output = os.path.join(workdir, "output")
-    shared = os.path.join(workdir, "shared")
-    os.makedirs(input_dir)
-    extract(files[task["scoring_program"]], program)
-    extract(files[task["reference_data"]], os.path.join(input_dir, "ref"))
-    extract(files[solution["path"]], os.path.join(input_dir, "res"))
-    os.makedirs(output)
-    name = "metadata.yaml" if os.path.exists(os.path.join(program, "metadata.yaml")) else "metadata"
-    with open(os.path.join(program, name)) as stream:
-        command = yaml.load(stream.read(), Loader=yaml.FullLoader)["command"]
-    for placeholder, value in (("$input", input_dir), ("$output", output), ("$program", program),
-                               ("$ingestion_program", program), ("$hidden", os.path.join(input_dir, "ref")),
-                               ("$shared", shared), ("$submission_program", program), ("$tmp", output),
-                               ("$predictions", os.path.join(input_dir, "res"))):
-        command = command.replace(placeholder, value)
-    run_command(shlex.split(command), workdir)
-    # Codabench writes OUTPUT/metadata itself and fails the run if it already exists.
-    assert not os.path.exists(os.path.join(output, "metadata"))
-    return codabench_parse_scores(output)
+def watched_page(output):
+    """compute_worker.py, Run.get_detailed_results_file_path: OUTPUT/detailed_results.html,
+    else the first *.html at the top of OUTPUT."""
+    default = os.path.join(output, "detailed_results.html")
+    if os.path.exists(default):
+        return default
+    pages = glob.glob(os.path.join(output, "*.html"))
+    return pages[0] if pages else None
 
 
-def test_codabench_yaml_is_what_the_unpacker_accepts(codabench):
-    files, competition = codabench
-    assert competition["version"] == 2
-    assert competition["docker_image"] == "codalab/codalab-legacy:py312"
-    assert files[competition["image"]] and files[competition["terms"]]
-    for page in competition["pages"]:
-        assert files[page["file"]].strip(), page
-    task_indexes = [task["index"] for task in competition["tasks"]]
-    assert len(task_indexes) == len(set(task_indexes))
-    for task in competition["tasks"]:
-        assert task["scoring_program"] in files and task["reference_data"] in files
-    phases = sorted(competition["phases"], key=lambda p: p["index"])
-    for before, after in zip(phases, phases[1:]):
-        assert before["end"] is not None and after["start"] >= before["end"]  # sequential
-    for phase in phases:
-        assert phase["tasks"] and set(phase["tasks"]) <= set(task_indexes)
-    for solution in competition["solutions"]:
-        assert solution["path"] in files and set(solution["tasks"]) <= set(task_indexes)
-    board = competition["leaderboards"][0]
-    keys = [column["key"] for column in board["columns"]]
-    assert len(keys) == len(set(keys))
-    for column in board["columns"]:
-        assert len(column["key"]) <= 36 and len(column["title"]) <= 36
-        assert column["sorting"] in ("asc", "desc")
+def scoring_result_for_participant(phase):
+    """api/serializers/submissions.py, SubmissionFilesSerializer.get_scoring_result: None for
+    a participant when the phase hides its output or its score output."""
+    return None if (phase["hide_output"] or phase["hide_score_output"]) else "scoring_result.zip"
 
 
-def test_codabench_every_phase_fills_every_column(codabench, tmp_path):
-    files, competition = codabench
-    # Every phase uses the first leaderboard; keys that are not its columns are dropped.
-    columns = [column["key"] for column in competition["leaderboards"][0]["columns"]]
+def check_codabench_phases_score(v2, workdir):
+    """Every phase: its solution (the phase's sample), flat and zipped in a folder, through
+    the prediction and the scoring step, fills every column; the page is where the worker
+    looks; private/ only in the output that the phase hides."""
+    files, competition = v2
     tasks = dict((task["index"], task) for task in competition["tasks"])
+    columns = [column["key"] for column in competition["leaderboards"][0]["columns"]]
     for phase in competition["phases"]:
-        filled = {}
-        for index in phase["tasks"]:
-            solution = [s for s in competition["solutions"] if index in s["tasks"]][0]
-            scores = play_codabench(files, tasks[index], solution, str(tmp_path / ("%s-%d" % (phase["index"], index))))
-            assert set(scores) <= set(columns), set(scores) - set(columns)
-            assert not set(scores) & set(filled)
-            filled.update(scores)
-        assert set(filled) == set(columns), (phase["name"], set(columns) - set(filled))
+        task = tasks[phase["tasks"][0]]
+        solution = [s for s in competition["solutions"] if s["tasks"] == phase["tasks"]][0]
+        results = []
+        for form, submission in (("flat", files[solution["path"]]),
+                                 ("wrapped", wrapped(files[solution["path"]], "submission"))):
+            where = os.path.join(str(workdir), "%d-%s" % (phase["index"], form))
+            prediction = codabench_prediction_step(submission, where)
+            scores, output = codabench_scoring_step(files, task, prediction, where)
+            # api/views/submissions.py, upload_submission_scores skips keys that are no column.
+            assert list(scores) == columns, (phase["name"], form)
+            assert all(math.isfinite(value) for value in scores.values())
+            page = watched_page(output)
+            assert page == os.path.join(output, "detailed_results.html")
+            with open(page) as stream:
+                assert "</html>" in stream.read()
+            if os.path.isdir(os.path.join(output, "private")):
+                assert scoring_result_for_participant(phase) is None  # private/ is in that zip
+            results.append(scores)
+        assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codabench_every_phase_scores_flat_and_wrapped_submissions(dist, track, tmp_path):
+    check_codabench_phases_score(codabench_zip(dist, track), tmp_path)
+
+
+def test_platform_metadata_is_told_from_the_participants_file(tmp_path):
+    res = str(tmp_path / "res")
+    os.makedirs(os.path.join(res, "lines"))
+    with open(os.path.join(res, "metadata"), "w") as stream:
+        stream.write(yaml.dump({"exitCode": None, "elapsedTime": None, "ingestionExitCode": None,
+                                "ingestionElapsedTime": None}, default_flow_style=False))
+    assert layout.is_platform_metadata(res, "metadata")
+    assert layout.participant_entries(res) == ["lines"]
+    for content in ("command: python run.py\n", "my notes\n", "exitCode: 0\nmethod: cnn\n", ""):
+        with open(os.path.join(res, "metadata"), "w") as stream:
+            stream.write(content)
+        assert not layout.is_platform_metadata(res, "metadata"), content
+        assert layout.participant_entries(res) == ["lines", "metadata"]
+    os.remove(os.path.join(res, "metadata"))
+    os.rmdir(os.path.join(res, "lines"))
+    with open(os.path.join(res, "metadata"), "w") as stream:
+        stream.write("- exitCode: 0\n  elapsedTime: 1.5\n")  # v1.5, several commands
+    with pytest.raises(Exception) as refused:
+        layout.refuse_empty(res)
+    assert "empty" in str(refused.value.sentence)
+
+
+# ---------------------------------------------------------------------------- leaderboards
+
+
+def postgresql_order(rows, columns, primary_index):
+    """api/serializers/leaderboards.py, LeaderboardPhaseSerializer.get_submissions: order by
+    the primary column (desc = '-primary_col'), then the other columns by index, then
+    created_when. PostgreSQL sorts NULL as larger than any value: first in a descending
+    order, last in an ascending one (checked on a real server: docs/organizers.md)."""
+    def key(row):
+        parts = []
+        ordered = [c for c in columns if c["index"] == primary_index]
+        ordered += sorted((c for c in columns if c["index"] != primary_index), key=lambda c: c["index"])
+        for column in ordered:
+            value = row["scores"].get(column["key"])
+            missing = value is None
+            if column["sorting"] == "desc":
+                parts.append((0, 0) if missing else (1, -value))
+            else:
+                parts.append((1, 0) if missing else (0, value))
+        parts.append((0, row["created"]))
+        return parts
+    return sorted(rows, key=key)
+
+
+def leaderboard_rows(ordered):
+    """api/views/competitions.py, PhaseViewSet.get_leaderboard: one row per owner and parent
+    submission, placed where its first child comes in the order."""
+    seen = []
+    for row in ordered:
+        name = (row["owner"], row.get("parent") or row["id"])
+        if name not in seen:
+            seen.append(name)
+    return [owner for owner, _ in seen]
+
+
+def test_postgresql_order_ranks_a_child_without_the_primary_first():
+    """The earlier bundle's layout (one phase, one task per track): a participant's events
+    child has no uar, so it comes first and ranks its owner by another track."""
+    columns = [{"key": "uar", "index": 0, "sorting": "desc"}, {"key": "map", "index": 1, "sorting": "desc"}]
+    rows = [
+        {"id": 1, "owner": "ana", "parent": 10, "created": 1, "scores": {"uar": 0.9}},
+        {"id": 2, "owner": "ana", "parent": 10, "created": 1, "scores": {"map": 0.1}},
+        {"id": 3, "owner": "bo", "parent": 20, "created": 2, "scores": {"uar": 0.5}},
+        {"id": 4, "owner": "bo", "parent": 20, "created": 2, "scores": {"map": 0.8}},
+    ]
+    # NULL uar first (desc), the tie broken by map desc: bo's events child, then ana's.
+    assert leaderboard_rows(postgresql_order(rows, columns, 0)) == ["bo", "ana"]
+    by_own_track = [r for r in rows if "uar" in r["scores"]]
+    assert leaderboard_rows(postgresql_order(by_own_track, columns, 0)) == ["ana", "bo"]
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codabench_leaderboard_ranks_by_the_tracks_primary_key(dist, track):
+    """A competition of one track: one task per phase, so no child submissions, and every
+    scoring run fills every column (test above); the primary column is the track's first
+    key. With Force_Last one submission per participant stays on the leaderboard."""
+    _, competition = codabench_zip(dist, track)
+    board = competition["leaderboards"][0]
+    primary = [c for c in board["columns"] if c["index"] == board["primary_index"]][0]
+    development = [p for p in make_bundle.sample_tracks(os.path.join(ROOT, "input")) if p[0] == track][0]
+    assert primary["key"] == make_bundle.phase_keys(development[2])[0]
+    assert all(len(phase["tasks"]) == 1 for phase in competition["phases"])
+    rows = [{"id": n, "owner": "p%d" % n, "created": n,
+             "scores": dict((c["key"], (n * 37 % 11) / 10.0) for c in board["columns"])} for n in range(1, 8)]
+    ranked = leaderboard_rows(postgresql_order(rows, board["columns"], board["primary_index"]))
+    reverse = primary["sorting"] == "desc"
+    expected = [r["owner"] for r in sorted(rows, key=lambda r: (-r["scores"][primary["key"]] if reverse
+                                                               else r["scores"][primary["key"]], r["id"]))]
+    assert ranked == expected
 
 
 # ---------------------------------------------------------------------------- both
 
 
-def test_both_platforms_list_the_same_keys(codalab, codabench):
-    columns_v15 = list(codalab[1]["leaderboard"]["columns"])
-    columns_v2 = [column["key"] for column in codabench[1]["leaderboards"][0]["columns"]]
-    assert columns_v15 == columns_v2
+def test_final_reference_data_hide_the_ground_truth(dist):
+    """No final phase ships public_details: true (the lines page would draw the hidden
+    ground truth): check_public_details refuses it unless source.yaml marks the phase."""
+    for track in TRACKS:
+        reference = read_zip(os.path.join(dist, track, "%s_final_reference.zip" % track))
+        config = yaml.safe_load(reference["track.yaml"])
+        assert config.get("public_details") is not True, track
 
 
-def test_leaderboard_keys_are_the_tracks_keys(codalab):
-    """Each track's columns are what its module's keys() announces on the sample reference."""
-    boards = v15_leaderboards(codalab[1])
-    sample = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
-    assert len(sample) == len(boards)
-    for name, _, ref_dir, _ in sample:
-        assert make_bundle.phase_keys(ref_dir) in boards.values(), name
+def test_build_refuses_a_public_final_phase_unless_marked(tmp_path):
+    ref = str(tmp_path / "ref")
+    os.makedirs(ref)
+    with open(os.path.join(ref, "track.yaml"), "w") as stream:
+        stream.write("track: lines\npublic_details: true\n")
+    phase = make_bundle.Phase("lines", "lines", "final", ref, ref, ["line_iu"])
+    source = {"phases": {"final": {}}}
+    with pytest.raises(SystemExit) as refused:
+        platforms.check_public_details(source, [phase])
+    assert "public_details: true" in str(refused.value) and "lines" in str(refused.value)
+    source["phases"]["final"]["public_details"] = True
+    platforms.check_public_details(source, [phase])
+    phase.stage = "development"
+    platforms.check_public_details({"phases": {"final": {}}}, [phase])
 
 
-def test_starting_kit_per_track(dist, codalab):
-    """dist/sample_submission_<track>.zip is the development phase's starting kit, which
-    the v1.5 play above scores, and it holds the track's sample submission."""
-    files, competition = codalab
-    kits = [p["starting_kit"] for p in competition["phases"].values() if p["label"].endswith("Development")]
-    for name, _, _, res_dir in make_bundle.sample_tracks(os.path.join(ROOT, "input")):
-        kit = "sample_submission_%s.zip" % name
-        assert kit in kits
-        with open(os.path.join(dist, kit), "rb") as stream:
-            assert stream.read() == files[kit]
-        names = set(read_zip(os.path.join(dist, kit)))
-        on_disk = set(os.path.relpath(os.path.join(folder, f), res_dir).replace(os.sep, "/")
-                      for folder, _, filenames in os.walk(res_dir) for f in filenames)
-        assert names == on_disk
+def test_titles_fit_without_cutting_words():
+    source = {"tracks": {"lines": {"labels": {"ra": "Recognition accuracy", "line_iu": "Line IU"}}}}
+    assert platforms.column_label(source, "lines", "ra") == "Recognition accuracy"
+    assert platforms.column_label(source, "lines", "latin2_ra") == "latin2 Recognition accuracy"
+    assert platforms.column_label(source, "lines", "fest2025_latin14396_ra", 36) == "fest2025 latin14396 RA"
+    assert platforms.column_label(source, "lines", "fest2025_latin14396_ra", 50) == \
+        "fest2025 latin14396 Recognition accuracy"
+    assert platforms.column_label(source, "lines", "fest2025_syriaque341_line_iu", 36) == \
+        "fest2025 syriaque341 Line IU"
+    for track in TRACKS:
+        for key in make_bundle.phase_keys(os.path.join(ROOT, "input", "ref", track)):
+            for limit in (platforms.CODABENCH_MAX_TITLE, platforms.CODALAB_MAX_LABEL):
+                title = platforms.column_label(SOURCE, track, key, limit)
+                assert len(title) <= limit
+                labels = " ".join(list(SOURCE["tracks"][track].get("labels", {}).values()) + [key.replace("_", " ")])
+                words = set(labels.split()) | set(labels.upper().split())
+                assert set(title.split()) <= words, title
 
 
-def test_evaluation_page_lists_every_column(codalab):
-    files, competition = codalab
+def test_build_refuses_a_key_too_long_for_codabench():
+    phase = make_bundle.Phase("lines", "lines", "development", "", "", ["a_manuscript_with_a_long_name_line_iu"])
+    with pytest.raises(SystemExit) as refused:
+        platforms.check_keys([phase])
+    assert "36" in str(refused.value) and "a_manuscript_with_a_long_name_line_iu" in str(refused.value)
+
+
+def test_schedule_refuses_dates_out_of_order():
+    source = {"dates": {"development": "2026-04-01", "final": "2026-04-01 00:00:30", "end": "2026-05-01"}}
+    with pytest.raises(SystemExit):
+        platforms.schedule(source)
+    source["dates"]["final"] = datetime.date(2026, 4, 2)
+    assert platforms.schedule(source)[1] == datetime.datetime(2026, 4, 2)
+
+
+def check_same_keys(v15, v2):
+    assert list(v15[1]["leaderboard"]["columns"]) == [c["key"] for c in v2[1]["leaderboards"][0]["columns"]]
+
+
+def check_evaluation_page(v15):
+    files, competition = v15
     page = files[competition["html"]["evaluation"]].decode("utf-8")
     for key in competition["leaderboard"]["columns"]:
         assert "<code>%s</code>" % key in page, key
 
 
+@pytest.mark.parametrize("track", TRACKS)
+def test_both_platforms_list_the_same_keys_and_the_page_explains_them(dist, track):
+    check_same_keys(codalab_zip(dist, track), codabench_zip(dist, track))
+    check_evaluation_page(codalab_zip(dist, track))
+
+
 def test_committed_competition_files_are_current():
-    assert make_bundle.check(), "run `make bundle` and commit competition.yaml and competition/codabench.yaml"
+    assert make_bundle.check(), "run `make bundle` and commit competition/codalab/ and competition/codabench/"

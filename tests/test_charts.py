@@ -1,10 +1,14 @@
 """The SVG charts: well-formed XML whatever the labels, axes with text, and marks where the
 numbers put them (areas and positions checked from the definitions, not from the code)."""
 
+import math
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import charts
 
@@ -28,7 +32,22 @@ def plot_frame(root):
 
 
 def points(element):
-    return np.array([[float(v) for v in p.split(",")] for p in element.get("points").split()])
+    """The absolute vertices of a path drawn by charts.py: M x,y [V y] [l dx,dy ...] [V y] [Z]."""
+    out = []
+    for command, args in re.findall(r"([MVlZ])([^MVlZ]*)", element.get("d")):
+        numbers = [float(v) for v in re.findall(r"-?[0-9.]+", args)]
+        if command == "M":
+            out.append(numbers)
+        elif command == "V":
+            out.append([out[-1][0], numbers[0]])
+        elif command == "l":
+            for dx, dy in zip(numbers[0::2], numbers[1::2]):
+                out.append([out[-1][0] + dx, out[-1][1] + dy])
+    return np.array(out)
+
+
+def curves(root, colour):
+    return [p for p in root.iter(NS + "path") if p.get("stroke") == colour]
 
 
 def shoelace(xy):
@@ -58,8 +77,16 @@ def test_precision_recall_shades_exactly_the_ap_area():
     ap = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2))
     root = parse(charts.precision_recall(recall, precision, envelope, "c", ap=ap))
     left, top, right, bottom = plot_frame(root)
-    shaded = shoelace(points(root.find(NS + "polygon")))
+    area = [p for p in root.iter(NS + "path") if p.get("class") == "area"][0]
+    shaded = shoelace(points(area))
     assert shaded / ((right - left) * (bottom - top)) == pytest.approx(ap, abs=0.005)
+    blue = points(curves(root, charts.BLUE)[0])  # the monotone curve through (0, p*_1), (r_i, p*_i)
+    expected = [(x, y) for x, y in zip(xs, ys)]
+    expected = [p for i, p in enumerate(expected) if i == 0 or p != expected[i - 1]]
+    assert len(blue) == len(expected)
+    for (px, py), (x, y) in zip(blue, expected):
+        assert (px - left) / (right - left) == pytest.approx(x, abs=0.004)
+        assert (bottom - py) / (bottom - top) == pytest.approx(y, abs=0.004)
     all_text = texts(root)
     for axis_text in ("recall (fraction of positives found)", "precision", "0.0", "1.0", "raw precision",
                       "monotone precision"):
@@ -73,12 +100,11 @@ def test_long_curves_are_thinned_but_keep_their_extremes():
     precision = rng.uniform(size=20000)
     svg = charts.precision_recall(recall, precision, np.maximum.accumulate(precision[::-1])[::-1], "big")
     root = parse(svg)
-    raw = [p for p in root.iter(NS + "polyline") if p.get("stroke") == charts.GREY][0]
-    drawn = points(raw)
+    drawn = points(curves(root, charts.GREY)[0])
     assert len(drawn) < 4 * 300  # about four points per pixel column at most
     left, top, right, bottom = plot_frame(root)
     assert drawn[:, 1].min() == pytest.approx(top, abs=1)  # precision near 1 still reaches the top
-    assert len(svg) < 40000
+    assert len(svg) < 20000
 
 
 def test_forest_places_each_point_and_interval_on_its_row():
@@ -126,3 +152,45 @@ def test_number(value, shown):
 def test_nice_ticks_cover_the_range_with_round_steps():
     assert charts.nice_ticks(0, 1) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
     assert charts.nice_ticks(0.93, 0.97) == [0.93, 0.94, 0.95, 0.96, 0.97]
+
+
+def _points_by_definition(xs, ys, resolution=0.5):
+    """thin written point by point: rounded points, repeats dropped; of each pixel
+    column's run of points (when there are many) its first, last, first lowest and first
+    highest."""
+    points = []
+    for x, y in zip(xs, ys):
+        point = (float(np.round(x / resolution)) * resolution, float(np.round(y / resolution)) * resolution)
+        if not points or point != points[-1]:
+            points.append(point)
+    runs = []
+    for point in points:
+        if runs and math.floor(runs[-1][-1][0]) == math.floor(point[0]):
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+    if len(points) > 4 * len(runs):
+        kept = []
+        for run in runs:
+            low = min(run, key=lambda p: p[1])
+            high = max(run, key=lambda p: p[1])
+            chosen = sorted(set([0, len(run) - 1, run.index(low), run.index(high)]))
+            kept.extend(run[i] for i in chosen)
+        points = kept
+    return points
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.lists(st.tuples(st.floats(-50, 400), st.floats(-50, 400)), max_size=60),
+                 st.lists(st.tuples(st.floats(0, 6), st.floats(0, 3)), max_size=200)),  # dense columns
+       st.sampled_from([0.5, 1.0, 0.25]))
+def test_thin_and_moves_as_defined(points, resolution):
+    from scoring.charts import _n, relative_moves, thin
+    xs = sorted(p[0] for p in points)  # charts draw along increasing x, as the curves do
+    ys = [p[1] for p in points]
+    expected = _points_by_definition(xs, ys, resolution)
+    got_x, got_y = thin(xs, ys, resolution)
+    assert list(zip(got_x.tolist(), got_y.tolist())) == expected
+    # Each move written as _n writes a coordinate.
+    moves = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(expected, expected[1:])]
+    assert relative_moves(got_x, got_y) == " ".join("%s,%s" % (_n(x), _n(y)) for x, y in moves)

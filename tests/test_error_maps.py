@@ -192,3 +192,14 @@ def test_preview_keeps_exact_legend_colours_and_thin_lines(factor):
     small = charts.downscale_classes(classes, factor)
     assert set(np.unique(small).tolist()) == {0, seg.CORRECT, seg.MISSED}
     assert np.any(small == seg.MISSED, axis=1).sum() >= 1
+
+
+def test_preview_keeps_a_line_under_an_extra_prediction_visible():
+    # A missed line (rows 0-3) entirely under the checkerboard of an extra prediction: in
+    # 2 x 2 blocks extra and missed tie everywhere; the preview alternates the two.
+    classes = np.zeros((4, 8), dtype=np.uint8)
+    classes[:, :] = seg.MISSED
+    rows, columns = np.indices(classes.shape)
+    classes[(rows + columns) % 2 == 0] = seg.EXTRA
+    small = charts.downscale_classes(classes, 2)
+    assert set(np.unique(small).tolist()) == {seg.EXTRA, seg.MISSED}

@@ -38,17 +38,17 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (PAGE_NAMES, STAGES, check_keys, codabench_competition, codabench_files,  # noqa: E402
-                       codalab_competition, codalab_files, column_label, dump_yaml,
-                       leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
+from platforms import (PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
+                       codabench_files, codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
+                       column_label, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
+                       zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
 from scoring.options import parse_options  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
-CODALAB_YAML = os.path.join(ROOT, "competition.yaml")
-CODABENCH_YAML = os.path.join(ROOT, "competition", "codabench.yaml")
+COMMITTED_YAML = os.path.join(ROOT, "competition")  # <platform>/<track>.yaml: the demo's competitions
 FINAL_SEED = 4051  # the demo's final phase: its sample generator under another seed
 PARTICIPANT_DOCS = os.path.join(ROOT, "docs", "participants")
 
@@ -79,7 +79,7 @@ DEFAULTS = {
     "ascending": [],
     "numeric_format": 4,
 }
-SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages") + tuple(DEFAULTS)
+SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
 
 
 class BuildError(Exception):
@@ -166,7 +166,15 @@ def complete_source(raw, path, tracks):
     source.setdefault("title", ", ".join(titles))
     source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
     dates = default_dates()
-    dates.update(raw.get("dates") or {})
+    given_dates = raw.get("dates") or {}
+    if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
+        raise BuildError("%s: dates must be a mapping of development, final and end (UTC), e.g. "
+                         "'final: 2026-04-01 00:00:00'." % path)
+    for name, value in given_dates.items():
+        try:
+            dates[name] = as_datetime(value, "dates: " + name)
+        except BundleError as error:
+            raise BuildError("%s: %s" % (path, str(error).split(": ", 1)[1]))
     if not dates["development"] < dates["final"] < dates["end"]:
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
@@ -280,8 +288,9 @@ def demo_competition(input_dir, work):
         res = os.path.join(input_dir, "res", track.rel)
         if os.path.isdir(res):
             shutil.copytree(res, os.path.join(folder, "starting_kit", name))
+        # public_details=False: a final phase never draws its hidden ground truth (platforms.check_public_details)
         generators[track.kind].make(os.path.join(folder, "final", name), os.path.join(work, "demo-final-res", name),
-                                    seed=FINAL_SEED)
+                                    seed=FINAL_SEED, **({"public_details": False} if track.kind == "lines" else {}))
     shutil.copy(DEMO_SOURCE, os.path.join(folder, "source.yaml"))
     return folder
 
@@ -302,7 +311,7 @@ def sample_tracks(input_dir):
 
 def columns_table(source, phases):
     tables = []
-    for phase in tracks_of(phases):
+    for phase in [p for i, p in enumerate(phases) if p.name not in [q.name for q in phases[:i]]]:
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
             % (key, page_texts.esc(column_label(source, phase.name, key)),
@@ -355,7 +364,9 @@ KIT_README = """# Starting kit: {title} ({stage} phase)
 
 - `sample_submission/`: a submission that the scoring program accepts. Replace its files
   by yours, keep the names and the layout, and zip the files themselves (not the folder).
-- `FORMAT.md`: the formats, the metrics, the leaderboard keys and every error sentence.
+- `evaluation.html`: this competition's submission format (with a tiny example), metrics,
+  what you see and the leaderboard columns.
+- `MANUAL.md`: the track's full manual: formats, metrics, keys and every error sentence.
 - `check_submission.py`: checks a submission on your machine before you upload it, with
   the scoring program's own code (`scoring/`) and the phase's public list of test items
   (`public_items.json`: names and sizes, no ground truth). It prints the sentence the
@@ -376,8 +387,12 @@ def starting_kit_zip(source, phase):
     readme = KIT_README.format(title=source["tracks"][phase.name]["title"], stage=phase.stage,
                                count=page_texts.count_items(track["kind"], track["items"]))
     entries = [("README.md", readme.encode("utf-8")), ("public_items.json", public.dumps(items).encode("utf-8"))]
+    settings = source["tracks"][phase.name]
+    evaluation = page_texts.generate(source, [(settings["title"], settings["description"], track)],
+                                     columns_table(source, [phase]))["evaluation"]
+    entries.append(("evaluation.html", evaluation.encode("utf-8")))
     with open(os.path.join(PARTICIPANT_DOCS, track["kind"] + ".md"), "rb") as stream:
-        entries.append(("FORMAT.md", stream.read()))
+        entries.append(("MANUAL.md", stream.read()))
     with open(os.path.join(ROOT, "program", "check_submission.py"), "rb") as stream:
         entries.append(("check_submission.py", stream.read()))
     entries += tree_entries(os.path.join(ROOT, "program", "scoring"), "scoring/")
@@ -395,10 +410,10 @@ def write(path, data):
 
 def write_competition(dist, source, phases, program):
     """One competition (its tracks' phases) into dist: both platforms' zips, the zips they
-    hold, and each phase's starting kit."""
-    check_keys(phases)
+    hold, and each phase's starting kit. Several tracks make no Codabench competition
+    (platforms.codabench_refusal says why); then only competition.zip is written."""
     codalab_text = dump_yaml(codalab_competition(source, phases))
-    codabench_text = dump_yaml(codabench_competition(source, phases))
+    codabench_text = None if codabench_refusal(phases) else dump_yaml(codabench_competition(source, phases))
     html = pages(source, phases)
     common = [(source["logo"], logo_png(source["title"]))]
     common += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
@@ -410,7 +425,9 @@ def write_competition(dist, source, phases, program):
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
         write(os.path.join(dist, phase.kit_zip), starting_kit_zip(source, phase))
     write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases)))
-    write(os.path.join(dist, "codabench_competition.zip"), zip_entries(codabench_files(codabench_text, common, phases)))
+    if codabench_text is not None:
+        write(os.path.join(dist, "codabench_competition.zip"),
+              zip_entries(codabench_files(codabench_text, common, phases)))
 
 
 def build(dist, competition=None, together=False):
@@ -435,13 +452,16 @@ def build(dist, competition=None, together=False):
                 competitions.append((track.name, mine))
         manifest = {
             "competitions": [
-                {"folder": folder_name, "codalab": "competition.zip", "codabench": "codabench_competition.zip",
+                {"folder": folder_name, "codalab": "competition.zip",
+                 "codabench": None if codabench_refusal(mine) else "codabench_competition.zip",
+                 "codabench_refusal": codabench_refusal(mine),
                  "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
                              "reference_data": os.path.relpath(p.ref_dir, folder) if competition else p.ref_dir,
                              "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
                              "keys": p.keys} for p in mine]}
                 for folder_name, mine in competitions
             ],
+            "warnings": codabench_warnings(source),
         }
         if competition is None:
             for entry in manifest["competitions"]:
@@ -454,25 +474,62 @@ def build(dist, competition=None, together=False):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def committed_path(platform, track):
+    return os.path.join(COMMITTED_YAML, platform, track + ".yaml")
+
+
 def generate():
-    """(codalab yaml text, codabench yaml text) of the demo as one competition."""
+    """{committed path: yaml text}: the demo's competition of each track, on each platform."""
     work = tempfile.mkdtemp(prefix="bundle-")
     try:
         source, phases = load_competition(demo_competition(os.path.join(ROOT, "input"), work), work)
-        return dump_yaml(codalab_competition(source, phases)), dump_yaml(codabench_competition(source, phases))
+        texts = {}
+        for track in tracks_of(phases):
+            mine = [p for p in phases if p.name == track.name]
+            one = track_source(source, track.name)
+            texts[committed_path("codalab", track.name)] = dump_yaml(codalab_competition(one, mine))
+            texts[committed_path("codabench", track.name)] = dump_yaml(codabench_competition(one, mine))
+        return texts
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def committed_files():
+    found = []
+    for platform in ("codalab", "codabench"):
+        folder = os.path.join(COMMITTED_YAML, platform)
+        if os.path.isdir(folder):
+            found += [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
+    return found
+
+
 def check():
-    """True if both committed yaml files equal what the demo's sources give now."""
+    """True if the committed yaml files are exactly what the demo's sources give now."""
+    texts = generate()
     same = True
-    for path, text in zip((CODALAB_YAML, CODABENCH_YAML), generate()):
-        with open(path) as stream:
-            if stream.read() != text:
-                print("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
-                same = False
+    for path, text in sorted(texts.items()):
+        current = None
+        if os.path.isfile(path):
+            with open(path) as stream:
+                current = stream.read()
+        if current != text:
+            print("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
+            same = False
+    for path in committed_files():
+        if path not in texts:
+            print("%s is no competition of the demo any more; run `make bundle`." % path)
+            same = False
     return same
+
+
+def write_committed():
+    texts = generate()
+    for path in committed_files():
+        if path not in texts:
+            os.remove(path)
+    for path, text in texts.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        write(path, text.encode("utf-8"))
 
 
 def main(argv):
@@ -488,9 +545,8 @@ def main(argv):
     dist = args.dist or args.out
     try:
         manifest = build(dist, args.competition, args.together)
-        if args.competition is None:  # the committed yaml files: the demo as one competition
-            for path, text in zip((CODALAB_YAML, CODABENCH_YAML), generate()):
-                write(path, text.encode("utf-8"))
+        if args.competition is None:  # the committed yaml files: the demo's competitions
+            write_committed()
     except (BuildError, ScoringError) as error:
         sys.stderr.write("%s\n" % getattr(error, "sentence", error))
         return 2
@@ -499,8 +555,14 @@ def main(argv):
         for phase in entry["phases"]:
             print("%-16s %-12s %d keys, sample: %s"
                   % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
-        print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
-              % os.path.normpath(where))
+        if entry["codabench"]:
+            print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
+                  % os.path.normpath(where))
+        else:
+            print("competition written to %s (competition.zip: Codalab v1.5; no Codabench zip: %s)"
+                  % (os.path.normpath(where), entry["codabench_refusal"]))
+    for warning in manifest["warnings"]:
+        print("warning: " + warning)
     return 0
 
 

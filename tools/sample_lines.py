@@ -84,12 +84,14 @@ def colourise(rng, ids):
     return colours[shuffled[ids]]
 
 
-def make(ref, res, seed=2025):
+def make(ref, res, seed=2025, public_details=True):
+    """The sample phase; public_details: whether the page draws the ground truth (never in a
+    final phase, whose ground truth is hidden: tools/make_bundle.py generates it with False)."""
     rng = np.random.RandomState(seed)
     os.makedirs(ref, exist_ok=True)
     with open(os.path.join(ref, "track.yaml"), "w") as stream:
         stream.write("track: lines\nprotocol: both\nthreshold: 0.75\nmatch_threshold: 0.75\nconnectivity: 8\n"
-                     "public_details: true\n")
+                     "public_details: %s\n" % ("true" if public_details else "false"))
     variants = {
         "Latin2": ("exact", "merge", "split", "extra"),
         "Latin14396": ("touching", "miss", "binary"),

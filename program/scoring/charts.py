@@ -200,32 +200,63 @@ class Axes(object):
             svg.text(x, self.top + self.height / 2.0, y_label, size=size + 1, anchor="middle", rotate=-90)
 
 
-def polyline_points(xs, ys, resolution=0.5):
-    """Pixel coordinates as an SVG points string, thinned to what can be seen: points
-    rounded to `resolution` px; of each run of points in one pixel column only the
-    first, lowest, highest and last are kept (the drawn line is unchanged)."""
+def thin(xs, ys, resolution=0.5):
+    """Pixel coordinates thinned to what can be seen: rounded to `resolution` px, repeated
+    points dropped, and of each run of points in one pixel column only the first, lowest,
+    highest and last kept (the drawn line is unchanged). Returns the two arrays."""
     xs = np.round(np.asarray(xs, dtype=float) / resolution) * resolution
     ys = np.round(np.asarray(ys, dtype=float) / resolution) * resolution
     if xs.size == 0:
-        return ""
+        return xs, ys
     keep = np.ones(xs.size, dtype=bool)
     keep[1:] = (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])
     xs, ys = xs[keep], ys[keep]
     column = np.floor(xs).astype(np.int64)
     starts = np.flatnonzero(np.concatenate(([True], column[1:] != column[:-1])))
+    if xs.size <= 4 * starts.size:
+        return xs, ys
     ends = np.concatenate((starts[1:], [xs.size])) - 1
-    chosen = set(starts.tolist()) | set(ends.tolist())
-    if xs.size > 4 * starts.size:
-        lowest = np.minimum.reduceat(ys, starts)
-        highest = np.maximum.reduceat(ys, starts)
-        for start, end, low, high in zip(starts.tolist(), ends.tolist(), lowest.tolist(), highest.tolist()):
-            segment = ys[start:end + 1]
-            chosen.add(start + int(np.argmax(segment == low)))
-            chosen.add(start + int(np.argmax(segment == high)))
-    else:
-        chosen = range(xs.size)
-    order = sorted(chosen)
-    return " ".join("%s,%s" % (_n(xs[i]), _n(ys[i])) for i in order)
+    # The first lowest and first highest point of each column, found for all at once.
+    position = np.arange(xs.size)
+    lengths = ends - starts + 1
+    lowest = np.repeat(np.minimum.reduceat(ys, starts), lengths)
+    highest = np.repeat(np.maximum.reduceat(ys, starts), lengths)
+    first_low = np.minimum.reduceat(np.where(ys == lowest, position, xs.size), starts)
+    first_high = np.minimum.reduceat(np.where(ys == highest, position, xs.size), starts)
+    order = np.unique(np.concatenate((starts, ends, first_low, first_high)))
+    return xs[order], ys[order]
+
+
+def relative_moves(xs, ys):
+    """The moves between successive points as an SVG path's relative lineto arguments
+    ("dx,dy dx,dy ..."): small numbers, about half the bytes of absolute points."""
+    dx, dy = np.diff(xs), np.diff(ys)
+    if dx.size and _halves(dx) and _halves(dy):
+        # Multiples of half a pixel below 1e5 (what thin returns): %g writes them as _n does, faster.
+        return " ".join("%g,%g" % move for move in zip(dx.tolist(), dy.tolist()))
+    return " ".join("%s,%s" % (_n(x), _n(y)) for x, y in zip(dx.tolist(), dy.tolist()))
+
+
+def _halves(values):
+    return bool(np.abs(values).max() < 1e5) and bool((values * 2 == np.round(values * 2)).all())
+
+
+def line_path(xs, ys):
+    """The d attribute of a polyline through the points (pixel coordinates)."""
+    xs, ys = thin(xs, ys)
+    if xs.size == 0:
+        return ""
+    moves = relative_moves(xs, ys)
+    return "M%s,%s%s" % (_n(xs[0]), _n(ys[0]), "l" + moves if moves else "")
+
+
+def area_path(xs, ys, base):
+    """The d attribute of the region between the polyline and the horizontal line y = base."""
+    xs, ys = thin(xs, ys)
+    if xs.size == 0:
+        return ""
+    moves = relative_moves(xs, ys)
+    return "M%s,%sV%s%sV%sZ" % (_n(xs[0]), _n(base), _n(ys[0]), "l" + moves if moves else "", _n(base))
 
 
 def _legend_rows(entries, width, size=10.5):
@@ -275,15 +306,14 @@ def line_chart(series, title, x_label, y_label, x_range=(0.0, 1.0), y_range=(0.0
     axes.draw_frame(x_label, y_label)
     base = axes.y(y_range[0])
     for _, xs, ys, colour in areas:
-        px, py = axes.xs(xs), axes.ys(ys)
-        if px.size:
-            points = "%s,%s %s %s,%s" % (_n(px[0]), _n(base), polyline_points(px, py), _n(px[-1]), _n(base))
-            svg.add('<polygon points="%s" fill="%s" stroke="none"/>' % (points, colour))
+        path = area_path(axes.xs(xs), axes.ys(ys), base)
+        if path:
+            svg.add('<path class="area" d="%s" fill="%s"/>' % (path, colour))
     for _, xs, ys, colour, stroke in series:
-        points = polyline_points(axes.xs(xs), axes.ys(ys))
-        if points:
-            svg.add('<polyline points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"/>'
-                    % (points, colour, _n(stroke)))
+        path = line_path(axes.xs(xs), axes.ys(ys))
+        if path:
+            svg.add('<path class="curve" d="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"/>'
+                    % (path, colour, _n(stroke)))
     _legend(svg, 12, top + axes.height + 48, legend)
     return str(svg)
 
@@ -350,7 +380,7 @@ def _mix(colour, amount):
 
 
 def forest(labels, values, lows, highs, title, x_label, x_range=None, integer=False, reference=None,
-           reference_label="", marks=None, width=560, description=""):
+           reference_label="", marks=None, width=480, description=""):
     """An interval (forest) chart: one row per label, a dot at its value and a bar over its
     interval [low, high]; rows in the given order (top to bottom).
 
@@ -441,7 +471,7 @@ ERROR_MAP_OUTCOMES = (
 )
 ERROR_MAP_BACKGROUND = (255, 255, 255)
 #: Largest side of the map embedded in the page; the full size goes to private/.
-PREVIEW_SIDE = 720
+PREVIEW_SIDE = 1008
 
 
 def error_map_palette():
@@ -464,8 +494,9 @@ def outcome_colour(code):
 def downscale_classes(classes, factor):
     """An outcome map shrunk by an integer factor: each block of factor x factor pixels
     takes its most frequent outcome other than background (ties: the higher code, so
-    errors win), or background if it has no line pixel. Thin lines stay visible and every
-    pixel keeps an exact legend colour (no blended shades)."""
+    errors win), or background if it has no line pixel; blocks mixing extra pixels and a
+    ground-truth line alternate between the two. Thin lines stay visible and every pixel
+    keeps an exact legend colour (no blended shades)."""
     if factor <= 1:
         return classes
     height, width = classes.shape
@@ -480,6 +511,13 @@ def downscale_classes(classes, factor):
     # argmax returns the first maximum: reverse the codes so that ties go to the higher code.
     best = codes - 1 - np.argmax(counts[:, :0:-1], axis=1)
     best[counts[:, 1:].sum(axis=1) == 0] = 0
+    # A block where extra pixels lie over a ground-truth line keeps the full map's
+    # checkerboard: every other block shows the line's own outcome, so it stays visible.
+    lines = counts[:, [1, 2, 3, 6]]  # correct, missed, imprecise, not counted
+    mixed = (counts[:, 4] > 0) & (lines.sum(axis=1) > 0)
+    parity = ((np.arange(h)[:, None] + np.arange(w)[None, :]) % 2 == 1).ravel()
+    own = np.array([1, 2, 3, 6])[np.argmax(lines, axis=1)]
+    best[mixed & parity] = own[mixed & parity]
     return best.astype(np.uint8).reshape(h, w)
 
 

@@ -7,8 +7,10 @@ wrong; a traceback is printed only for a bug, or with --debug.
 
 import argparse
 import sys
+import time
 import traceback
 
+from . import platform
 from .errors import ScoringError
 from .log import Log
 from .report import format_score, write_failure_page
@@ -49,12 +51,16 @@ def main(argv=None):
     parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     args = parser.parse_args(argv)
+    started = time.time()
+    v15 = platform.is_v15_worker(args.output)
     log = Log()
     status, scores = guarded(
         lambda: run(args.input, args.output, log), args.debug,
         "Internal error in the scoring program (not your submission's fault): please report it to the organizers.",
         "Submission error: the submission needs more memory than the scoring machine has.",
         lambda status, line: write_failure_page(args.output, status, line, log.lines))
+    if v15:
+        platform.settle(started)
     if status:
         return status
     for key, value in scores:

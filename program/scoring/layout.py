@@ -16,8 +16,40 @@ from .errors import ReferenceDataError, SubmissionError
 JUNK_NAMES = frozenset(["__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"])
 
 
+#: The keys of the status file that the platforms' workers write as res/metadata: Codabench's
+#: prediction step writes it beside the participant's files (compute_worker/compute_worker.py,
+#: Run.push_output; the scoring step unzips that output as input/res), and Codalab v1.5 writes
+#: the same keys (worker.py, run()).
+PLATFORM_METADATA_KEYS = frozenset(["exitCode", "elapsedTime", "ingestionExitCode", "ingestionElapsedTime"])
+PLATFORM_METADATA_MAX_BYTES = 4096
+
+
 def is_junk(name):
     return name in JUNK_NAMES or name.startswith("._")
+
+
+def is_platform_metadata(res_root, name):
+    """True if res/<name> is the platform's status file, not a participant's: a regular file
+    named metadata at the top of res/ holding a YAML mapping (or a list of them) whose keys
+    are all platform status keys. Anything else named metadata is the participant's."""
+    path = os.path.join(res_root, name)
+    if name != "metadata" or os.path.islink(path) or not os.path.isfile(path):
+        return False
+    if os.path.getsize(path) > PLATFORM_METADATA_MAX_BYTES:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            content = yaml.safe_load(handle)
+    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        return False
+    mappings = content if isinstance(content, list) else [content]
+    return bool(mappings) and all(
+        isinstance(m, dict) and m and all(k in PLATFORM_METADATA_KEYS for k in m) for m in mappings)
+
+
+def participant_entries(res_root):
+    """Sorted names at the top of res/, debris and the platform's status file left out."""
+    return [name for name in visible_entries(res_root) if not is_platform_metadata(res_root, name)]
 
 
 def visible_entries(directory):
@@ -113,9 +145,10 @@ def key_name(text):
 def refuse_empty(res_root):
     """An empty zip (or one holding only archive debris) is refused in plain words."""
     if os.path.isdir(res_root):
-        for _, dirnames, filenames in os.walk(res_root):
+        for directory, dirnames, filenames in os.walk(res_root):
             dirnames[:] = [d for d in dirnames if not is_junk(d)]
-            if any(not is_junk(name) for name in filenames):
+            if any(not is_junk(name) and not (directory == res_root and is_platform_metadata(res_root, name))
+                   for name in filenames):
                 return
     raise SubmissionError("The submission is empty; the zip must hold the result files.")
 
@@ -140,6 +173,7 @@ class Submission(object):
         self.res_root = os.path.realpath(res_root)
         self.base = base  # absolute directory holding this track's files
         self.shown_prefix = shown_prefix  # how messages name the base, e.g. 'authentication/'
+        self.kind = None  # the kind of the track it is for, set by submission_for
 
     def path(self, *parts):
         """The absolute path of a file of this track, refused if it leaves res/."""
@@ -169,29 +203,15 @@ class Submission(object):
         directory = os.path.join(self.base, *parts)
         if not os.path.isdir(directory):
             return []
+        if os.path.realpath(directory) == self.res_root:
+            return participant_entries(directory)
         return visible_entries(directory)
 
-    def find_anywhere(self, filename):
-        """Paths (relative to res/) of files with this name anywhere in the submission.
-
-        Used only to explain a missing file ("found it at a/b/x.csv: zip the files at
-        the top level").
-        """
-        found = []
-        for directory, dirnames, filenames in os.walk(self.res_root):
-            dirnames[:] = sorted(d for d in dirnames if not is_junk(d))
-            for name in filenames:
-                if name.lower() == filename.lower():
-                    found.append(os.path.relpath(os.path.join(directory, name), self.res_root))
-        return sorted(found)
-
     def missing(self, rel, expected_what):
-        """A SubmissionError for a missing file, pointing at a misplaced copy if any."""
-        filename = rel.split("/")[-1]
-        elsewhere = [p for p in self.find_anywhere(filename) if p.replace(os.sep, "/") != self.name(rel)]
-        hint = ""
-        if elsewhere:
-            hint = " (found %s: put the files at the top level of the zip, not inside folders)" % elsewhere[0]
+        """A SubmissionError for a missing file, with a hint to the fix (hints.py) if any."""
+        from . import hints
+
+        hint = hints.missing_file(self, rel, self.kind)
         return SubmissionError("The submission has no %s; expected %s%s." % (self.name(rel), expected_what, hint))
 
 
@@ -200,6 +220,12 @@ def submission_for(track, res_root, all_tracks, log):
     top-level folder of the submission when the participant zipped a folder."""
     if not os.path.isdir(res_root):
         raise SubmissionError("The submission is empty; the zip must hold the result files.")
+    submission = _submission_for(track, res_root, all_tracks, log)
+    submission.kind = track.kind
+    return submission
+
+
+def _submission_for(track, res_root, all_tracks, log):
     rel = track.rel
     primary = os.path.join(res_root, rel) if rel else res_root
     top = _single_top_folder(res_root)
@@ -215,15 +241,19 @@ def submission_for(track, res_root, all_tracks, log):
             base = os.path.join(res_root, top, rel) if rel else os.path.join(res_root, top)
             return Submission(res_root, base, top + "/" + (rel + "/" if rel else ""))
     if rel and not os.path.isdir(primary):
+        from . import hints
+
         raise SubmissionError(
-            "The submission has no folder %s/; this phase expects one folder per track (%s)."
-            % (rel, ", ".join(t.rel + "/" for t in all_tracks))
+            "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
+            % (rel, ", ".join(t.rel + "/" for t in all_tracks), hints.folder_case(res_root, rel))
         )
     return Submission(res_root, primary, rel + "/" if rel else "")
 
 
 def _single_top_folder(res_root):
-    names = visible_entries(res_root)
+    """The one folder at the top of res/ when the participant zipped a folder; the
+    platform's status file beside it does not count (see is_platform_metadata)."""
+    names = participant_entries(res_root)
     if len(names) == 1 and os.path.isdir(os.path.join(res_root, names[0])):
         return names[0]
     return None

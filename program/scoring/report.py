@@ -13,7 +13,7 @@ import tempfile
 
 import numpy as np
 
-from . import charts
+from . import charts, platform
 from .result import FIGURES, ConfusionMatrix, ErrorMap, Outcome, Paragraph, Picture, PrecisionRecall, Table
 
 SCORE_FILES = ("scores.txt", "scores.json")
@@ -174,12 +174,15 @@ background:#f6f9fc}.scoreline .key{font-family:ui-monospace,Menlo,Consolas,monos
 nav.toc{margin:1.2rem 0;padding:.6rem 1rem;border-left:3px solid #cfd8e3;background:#fafbfc}
 nav.toc ul{margin:.2rem 0;padding-left:1.1rem}nav.toc>ul{padding-left:0;list-style:none}
 .warn{color:#8a4b00;overflow-wrap:anywhere}
-.scroll{overflow-x:auto;max-width:100%;margin:.5rem 0 1rem;border:1px solid #e1e6ec;border-radius:6px}
+.scroll{overflow:auto;width:fit-content;max-width:100%;max-height:34rem;margin:.5rem 0 1rem;
+border:1px solid #e1e6ec;border-radius:6px}
 table{border-collapse:collapse;font-size:.9rem}
 td,th{padding:.28rem .6rem;border-bottom:1px solid #e6e9ee;white-space:nowrap;text-align:left}
-th{background:#f1f4f8;font-weight:600}
+th{background:#f1f4f8;font-weight:600;position:sticky;top:0;white-space:normal;vertical-align:bottom;
+min-width:4rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-style:italic;padding:.35rem .6rem;color:#4a5560;white-space:normal}
+.groups{display:flex;flex-wrap:wrap;gap:0 2rem}.group{max-width:100%}.group p{max-width:22rem}
 .figures{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
 figure{margin:0;max-width:100%}
 svg.chart{max-width:100%;height:auto;display:block}
@@ -188,7 +191,7 @@ figcaption{font-size:.85rem;color:#4a5560}
 .swatch{display:inline-block;width:.9em;height:.9em;border:1px solid rgba(0,0,0,.25);vertical-align:-.1em;
 margin-right:.3em;border-radius:2px}
 ul.legend{list-style:none;padding:0;margin:.4rem 0 .8rem;font-size:.88rem}ul.legend li{margin:.15rem 0}
-.map img{width:13rem;image-rendering:pixelated;border:1px solid #8a96a3;background:#fff;display:block}
+.map img{width:13rem;max-width:42vw;image-rendering:pixelated;border:1px solid #8a96a3;background:#fff;display:block}
 .map .close{display:none}
 .map:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:10;background:rgba(20,24,30,.88);
 display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1rem;margin:0}
@@ -198,12 +201,12 @@ pre.log{overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.8
 padding:.6rem;border-radius:6px}
 @media (max-width:30rem){body{padding:.6rem}.card .score{font-size:2rem}}
 @media print{body{max-width:none;padding:0}nav.toc,.map .close{display:none}
-.scroll{overflow:visible;border:0}td,th{white-space:normal}figure,tr,.card{break-inside:avoid}
+.scroll{overflow:visible;max-height:none;border:0}td,th{white-space:normal}th{position:static}figure,tr,.card{break-inside:avoid}
 a{color:inherit;text-decoration:none}.map:target{position:static;background:none}}
 """
 
 
-def _head(title):
+def page_head(title):
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             "<title>%s</title><style>%s</style></head><body>" % (html.escape(title), STYLE))
@@ -249,12 +252,35 @@ def _split(section):
     return [b for b in section.blocks if not isinstance(b, FIGURES)], figures
 
 
+def _chart_sections(figure_parts, anchor):
+    """Each section's figures under its title; sections of a single figure (a confusion
+    matrix per subset) sit side by side."""
+    out, row = [], []
+    for section, figures in figure_parts:
+        section_id = anchor(section.title + " charts")
+        drawn = [b for b in figures if not isinstance(b, Paragraph)]
+        part = ['<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title))]
+        part += [render_block(b) for b in figures if isinstance(b, Paragraph)]
+        part.append('<div class="figures">%s</div>' % "".join(
+            render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id) for b in drawn))
+        if len(drawn) == 1:
+            row.append('<div class="group">%s</div>' % "".join(part))
+            continue
+        if row:
+            out.append('<div class="groups">%s</div>' % "".join(row))
+            row = []
+        out.extend(part)
+    if row:
+        out.append('<div class="groups">%s</div>' % "".join(row))
+    return out
+
+
 def render_html(scores, results, log_lines):
     """The participant's page: a headline card per track, a table of contents, the tables,
     the charts, the log, and every key of scores.txt last."""
     anchor = _Anchors()
     track_ids = [anchor(result.title) for result in results]
-    parts = [_head("Detailed results"), '<h1 id="top">Detailed results</h1>']
+    parts = [page_head("Detailed results"), '<h1 id="top">Detailed results</h1>']
     if len(results) > 1:  # every ranking score on the first screen, even on a phone
         parts.append('<p class="scoreline">%s</p>' % " ".join(
             '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (
@@ -288,13 +314,7 @@ def render_html(scores, results, log_lines):
                 body.append("<p>Error maps: each ground-truth line in the colour of the outcome the per-page "
                             "tables count; click a map to enlarge it.</p>")
                 body.append(error_map_legend(sorted(set(c for m in maps for c in m.outcomes))))
-            for section, figures in figure_parts:
-                section_id = anchor(section.title + " charts")
-                body.append('<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title)))
-                body.extend(render_block(b) for b in figures if isinstance(b, Paragraph))
-                body.append('<div class="figures">%s</div>' % "".join(
-                    render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id)
-                    for b in figures if not isinstance(b, Paragraph)))
+            body.extend(_chart_sections(figure_parts, anchor))
         toc.append((track_id, result.title, entries))
     if log_lines:
         toc.append(("log", "Log", []))
@@ -330,13 +350,22 @@ FAILURE_TITLES = {
 def render_failure(status, sentence, log_lines):
     """The page of a refused run: the same sentence as the last line of stderr, first."""
     title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
-    parts = [_head("Detailed results: " + title), "<h1>Detailed results</h1>",
-             '<section class="card refused"><h2>%s</h2><p class="sentence">%s</p><p>%s</p></section>'
+    parts = [page_head("Detailed results: " + title), "<h1>Detailed results</h1>",
+             '<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
+             '<p>%s</p></section>'
              % (html.escape(title), html.escape(sentence), html.escape(advice))]
     if log_lines:
         parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def write_page(output, page):
+    """The detailed results page where the platform's worker takes it (platform.page_path)."""
+    path = platform.page_path(output)
+    if not os.path.isdir(os.path.dirname(path)):
+        os.makedirs(os.path.dirname(path))
+    _write_atomically(path, page.encode("utf-8"))
 
 
 def write_failure_page(output, status, sentence, log_lines):
@@ -347,7 +376,7 @@ def write_failure_page(output, status, sentence, log_lines):
             os.makedirs(output)
         remove_stale_scores(output)
         page = render_failure(status, sentence, log_lines)
-        _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+        write_page(output, page)
     except OSError:
         pass
 
@@ -355,6 +384,5 @@ def write_failure_page(output, status, sentence, log_lines):
 def write_outputs(output, scores, results, log_lines):
     """Everything but the scores first, then the scores, so a failure leaves none."""
     write_private(output, results)
-    page = render_html(scores, results, log_lines)
-    _write_atomically(os.path.join(output, "detailed_results.html"), page.encode("utf-8"))
+    write_page(output, render_html(scores, results, log_lines))
     write_scores(output, scores)

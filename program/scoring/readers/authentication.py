@@ -348,8 +348,11 @@ def _split_name(line):
 def read_distances_csv(path, shown):
     """A square labeled matrix: header ',name1,name2,...', then 'name_i,d_i1,d_i2,...'.
 
-    Parsed by numpy's own C parser straight from the file (numpy 1.23+) or by
-    numpy.fromstring per row; a failure is re-read row by row to name the first bad cell.
+    Rows of one layout (names of one width, cells like 0.123456 of one width, as
+    programs write them) are converted from their bytes a block of rows at a time,
+    straight into the matrix; any other file is parsed by numpy's own C parser straight
+    from the file (numpy 1.23+) or by numpy.fromstring per row. A failure is re-read row
+    by row to name the first bad cell.
     """
     import csv
 
@@ -369,9 +372,15 @@ def read_distances_csv(path, shown):
         n = len(names)
         check_memory(n, 8, shown)
         row_names = []
-        if _numpy_has_c_loadtxt():
+        distances = _parse_fixed_width(stream, n, row_names)
+        if distances is not None:
+            pass
+        elif _numpy_has_c_loadtxt():
+            del row_names[:]
             distances = _parse_with_c_loadtxt(path, row_names)
         else:
+            del row_names[:]
+            stream.seek(len(head))
             try:
                 text = (line.decode("utf-8") for line in stream)
                 distances = _parse_rows(text, n, row_names)
@@ -386,6 +395,125 @@ def read_distances_csv(path, shown):
             raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
                                   "the same names in the same order." % (shown, i + 2, row, i + 1, column))
     return names, _checked_matrix(distances, names, shown, lambda i, j: "line %d, column %d" % (i + 2, j + 2))
+
+
+#: Bytes of rows converted at a time by the fixed-width path (its temporaries are a few
+#: times this).
+_BLOCK_BYTES = 1 << 24
+
+
+def _parse_fixed_width(stream, n, row_names):
+    """The (n, n) distances of rows that all share the first row's layout, read from
+    `stream` (after the header) a block of rows at a time into the matrix: each row is
+    a name of one width, a comma, then n cells of one width separated by commas, each
+    cell digits with the dot (if any) in one column, at most 15 digits, then one line
+    end (LF or CRLF) like the first row's. A cell's digits make an integer M < 10**15
+    and M / 10**k is one correctly rounded division of exact doubles (Clinger's fast
+    path), the value float() and numpy.loadtxt give. None when any row departs from the
+    layout or the file does not end after n rows (the caller then reads it the general
+    way); row_names receives the stripped names."""
+    first = stream.readline()
+    layout = _row_layout(first, n)
+    if layout is None:
+        return None
+    name_width, cell_width, length = layout
+    cells = first[name_width + 1:length - (2 if first.endswith(b"\r\n") else 1)].split(b",", 1)[0]
+    dot = cells.find(b".")
+    digit_columns = [j for j in range(cell_width) if j != dot]
+    if len(digit_columns) > 15 or not cells.replace(b".", b"", 1).isdigit():
+        return None
+    places = cell_width - 1 - dot if dot >= 0 else 0
+    # The bytes after the name's comma: n cells and their commas, the last comma's place
+    # taken by the line end (1 or 2 bytes).
+    mask = np.tile(np.frombuffer(b"0" * cell_width + b",", dtype=np.uint8), n)
+    if dot >= 0:
+        mask[dot::cell_width + 1] = 46
+    mask = np.concatenate((mask[:-1], np.frombuffer(first[name_width + n * (cell_width + 1):], dtype=np.uint8)))
+    limit = np.where(mask == 48, 9, 0).astype(np.uint8)
+    exact = np.int32 if len(digit_columns) <= 9 else np.int64
+    distances = np.empty((n, n), dtype=np.float64)
+    rows = max(1, min(n, _BLOCK_BYTES // length))
+    block = np.empty(rows * length, dtype=np.uint8)
+    block[:length] = np.frombuffer(first, dtype=np.uint8)
+    done, have = 0, length
+    while done < n:
+        count = min(rows, n - done)
+        want = count * length
+        got = have + _read_available(stream, memoryview(block)[have:want])
+        have = 0
+        if got == want - 1 and done + count == n and block[got - 1] != 10:
+            block[got] = 10  # the last row without its line end
+            got += 1
+        if got != want:
+            return None
+        matrix = block[:want].reshape(count, length)
+        if not _block_values(matrix, layout, (limit, mask), dot, digit_columns, exact, places,
+                             distances[done:done + count]):
+            return None
+        names = matrix[:, :name_width].copy().view("S%d" % name_width).ravel().tolist()
+        try:
+            row_names.extend(name.decode("utf-8").strip() for name in names)
+        except UnicodeDecodeError:
+            return None
+        done += count
+    if stream.read(1):
+        return None  # more than n rows, or blank lines: the general path decides
+    return distances
+
+
+_POWERS = 10.0 ** np.arange(16)  # exact doubles
+
+
+def _row_layout(line, n):
+    """(name width, cell width, line length) of a row 'name,cell,...,cell' + line end
+    with n cells of one width and a plain name; None otherwise."""
+    if not line.endswith(b"\n") or line.startswith(b'"'):
+        return None
+    end = len(line) - (2 if line.endswith(b"\r\n") else 1)
+    name_width = line.find(b",")
+    if name_width < 1:
+        return None
+    cell_width = line.find(b",", name_width + 1) - name_width - 1
+    if n == 1:
+        cell_width = end - name_width - 1
+    if cell_width < 1 or end - name_width - 1 != n * (cell_width + 1) - 1:
+        return None
+    return name_width, cell_width, len(line)
+
+
+def _block_values(matrix, layout, pattern, dot, digit_columns, exact, places, out):
+    """Fill `out` (count, n) with the values of the cells of `matrix` (count rows of
+    one length); False when a row departs from the layout.
+
+    pattern: (limit, mask) rows over the cells and line end: each byte XOR mask must be
+    at most limit, that is a digit ('0' ^ byte <= 9) where a digit goes and exactly the
+    dot, comma or line end elsewhere. One contiguous pass checks a whole row."""
+    name_width, cell_width, length = layout
+    n = out.shape[1]
+    names = matrix[:, :name_width]
+    if not ((matrix[:, name_width] == 44).all() and (names != 44).all() and (names[:, 0] != 34).all()):
+        return False  # a comma in a name, or a quoted name: the general path splits those
+    limit, mask = pattern
+    cells = np.bitwise_xor(matrix[:, name_width + 1:], mask)  # digits become their values
+    if not (cells <= limit).all():
+        return False
+    value = np.zeros(out.shape, dtype=exact)
+    for j in digit_columns:
+        value *= 10
+        value += cells[:, j::cell_width + 1][:, :n]
+    np.divide(value, _POWERS[places], out=out)
+    return True
+
+
+def _read_available(stream, buffer):
+    """Fill `buffer` from `stream` as far as the file goes; the number of bytes read."""
+    filled = 0
+    while filled < len(buffer):
+        got = stream.readinto(buffer[filled:])
+        if not got:
+            break
+        filled += got
+    return filled
 
 
 def _parse_with_c_loadtxt(path, row_names):

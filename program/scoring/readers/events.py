@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from .. import hints
 from ..errors import ReferenceDataError, SubmissionError
 from .text import decimal_values, decode_lines, floats, read_bytes, strided_rows
 
@@ -138,7 +139,7 @@ def id_rows(buf, starts, stops):
     if int(lengths.min()) == width:
         rows = np.ascontiguousarray(strided_rows(buf, starts, width))
     else:
-        rows = buf[np.minimum(starts[:, None] + np.arange(width), buf.size - 1)]
+        rows = buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1))
         rows[np.arange(width) >= lengths[:, None]] = 0
     return IdRows(rows)
 
@@ -306,9 +307,8 @@ def check_files(submission, categories, log):
             if guess is not None:
                 raise SubmissionError("The submission has no %s; did you mean %s? Name each file exactly as its "
                                       "category%s." % (submission.name(name), submission.name(guess), more))
-        error = submission.missing(absent[0], "one <Category>.txt per category, e.g. %s, with lines "
-                                   "'<image id> <confidence>'" % expected[0])
-        raise SubmissionError(error.sentence[:-1] + more + ".")
+        raise submission.missing(absent[0], "one <Category>.txt per category, e.g. %s, with lines "
+                                 "'<image id> <confidence>'%s" % (expected[0], more))
     extra = [e for e in entries if e not in wanted and e.lower().endswith(".txt")]
     if extra:
         log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
@@ -384,9 +384,12 @@ def _match_by_dictionary(ids, lines, shown, category):
                         dtype=np.int64)
     except KeyError:
         i = next(i for i, image in enumerate(ids) if image not in position)
-        raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; "
-                              "list only the images of the test set." % (shown, line_number(lines, i), ids[i],
-                                                                       len(category.ids), category.name))
+        fix = "list only the images of the test set."
+        near = hints.near_image(ids[i], category.ids)
+        if near is not None:
+            fix = "did you mean %s? Write each image id as the test set does, with its extension." % near
+        raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; %s"
+                              % (shown, line_number(lines, i), ids[i], len(category.ids), category.name, fix))
 
 
 _PRIME = np.uint64(1099511628211)

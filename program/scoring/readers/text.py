@@ -130,7 +130,7 @@ def decimal_values(buf, starts, ends):
         if values is not None:
             return values, np.zeros(0, dtype=np.int64)
     else:
-        grid = buf[np.minimum(starts[:, None] + np.arange(width), buf.size - 1)]
+        grid = buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1))
     negative = grid[:, 0] == 45
     ok = lengths >= 1
     mantissa = np.zeros(count, dtype=np.int64)
@@ -168,7 +168,7 @@ def strided_rows(buf, starts, width):
         if stride > 0 and int(starts[-1] - starts[0]) == stride * (count - 1) and \
                 (np.diff(starts) == stride).all():
             return np.lib.stride_tricks.as_strided(buf[int(starts[0]):], (count, width), (stride, 1))
-    return buf[starts[:, None] + np.arange(width)]
+    return buf.take(starts[:, None] + np.arange(width))  # take: faster than indexing on numpy 1.17
 
 
 def _one_layout(grid):
@@ -184,4 +184,11 @@ def _one_layout(grid):
     if not (digits < 10).all():
         return None
     places = grid.shape[1] - 1 - int(dot[0]) if dot.size else 0
-    return digits.dot(_POWERS[columns.size - 1::-1]) / _POWERS[places]
+    # Column by column (no BLAS product: with numpy 1.17 one took 10 ms for 30,000 rows);
+    # every partial value is an integer below 10**15, exact.
+    value = digits[:, 0].astype(np.float64)
+    for j in range(1, columns.size):
+        value *= 10
+        value += digits[:, j]
+    value /= _POWERS[places]
+    return value

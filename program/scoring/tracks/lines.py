@@ -305,13 +305,13 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
             columns += ["%s %s" % (protocol, m) for protocol, _ in chosen for m in METRICS]
             section.add(Table(columns, rows, "Per page: line counts of protocol %s (the error maps' colours); "
                                              "public_details: true" % primary))
-        for page, full_png, preview in maps:
+        for (page, full_png, preview), (_, metrics) in zip(maps, per_page[primary]):
             if page.manuscript != manuscript:
                 continue
             result.private.append(("lines/%s/%s_errors.png" % (page.manuscript, page.stem), full_png))
             if section is not None:
                 png, width, height = preview
-                section.add(ErrorMap(png, "%s/%s" % (page.manuscript, page.stem), width, height,
+                section.add(ErrorMap(png, "%s: line_iu %.4f" % (page.stem, metrics["line_iu"]), width, height,
                                      outcomes + (seg.TOLERATED,)))
     if not public:
         overview.add(Paragraph("Per-page tables and error maps reveal the ground truth; they are kept for the "
