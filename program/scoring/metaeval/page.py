@@ -128,6 +128,8 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;whi
 th{background:#f4f4f4;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-style:italic;white-space:normal}
 figure{margin:.6em 0;overflow-x:auto;max-width:100%}figcaption{font-size:.85em;color:#555}
+figure svg{max-width:100%;height:auto}
+.glance{list-style:none;padding:0}.glance li{margin:.3em 0}
 .card{border:1px solid #ccc;border-radius:6px;padding:.4em 1em;margin:.6em 0;background:#fafafa}
 nav ul{padding-left:1.2em}
 """
@@ -172,6 +174,25 @@ def _numeric_text(value):
 
 def _interval(value, low, high):
     return "%.4f [%.4f, %.4f]" % (value, low, high)
+
+
+def at_a_glance(analyses):
+    """The first lines of the page: per track, the leader's primary score and interval."""
+    items = []
+    for a in analyses:
+        if not a.ground_truth:
+            items.append("<li><strong>%s</strong>: no ground truth (ground-truth-free analysis only)</li>"
+                         % html.escape(a.label))
+            continue
+        leader = int(np.argsort(a.rank, kind="mergesort")[0])
+        low, high = a.intervals[a.primary]
+        beaten = int(a.tests[a.primary].better()[leader].sum())
+        items.append('<li><strong>%s</strong>: leader %s, <span data-primary="%s">%s %s</span>; significantly '
+                     'ahead of %d of %d others; could win: %d submission%s</li>' % (
+                         html.escape(a.label), html.escape(a.names[leader]), html.escape(a.primary),
+                         html.escape(a.primary), _interval(a.values[a.primary][leader], low[leader], high[leader]),
+                         beaten, len(a.names) - 1, len(a.winners), "" if len(a.winners) == 1 else "s"))
+    return '<ul class="glance">%s</ul>' % "".join(items)
 
 
 def summary(doc, analyses):
@@ -399,7 +420,7 @@ def report_html(analyses, closing):
     head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<title>Meta-evaluation</title><style>%s</style></head><body>' % STYLE)
-    return "\n".join([head, "<h1>Meta-evaluation of the submissions</h1>",
+    return "\n".join([head, "<h1>Meta-evaluation of the submissions</h1>", at_a_glance(analyses),
                       "<nav><strong>Contents</strong><ul>%s</ul></nav>" % toc] + doc.parts + ["</body></html>\n"])
 
 
