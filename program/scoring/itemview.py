@@ -114,9 +114,19 @@ class ItemView(object):
                 "unit": self.unit, "columns": list(self.columns)}
         # Item names once each, and each item's index among them: the events track lists the
         # same 30,000 images in each of its 100 categories.
-        codes = {}
-        index = np.array([codes.setdefault(item, len(codes)) for item in self.items], dtype=np.int64)
-        arrays = {"spec": np.array(json.dumps(spec)), "names": np.array(list(codes), dtype=np.str_),
+        codes, parts, previous = {}, [], {}
+        for start, end in self.bounds:
+            part = self.items[start:end]
+            known = previous.get(end - start)
+            if known is not None and known[0] == part:  # the same names as an earlier stratum
+                parts.append(known[1])
+                continue
+            codes_of_part = np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64)
+            previous[end - start] = (part, codes_of_part)
+            parts.append(codes_of_part)
+        names = list(codes)
+        index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        arrays = {"spec": np.array(json.dumps(spec)), "names": np.array(names, dtype=np.str_),
                   "items": index, "block": self.block}
         for i, values in enumerate(self.columns.values()):
             arrays["column%d" % i] = values
