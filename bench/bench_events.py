@@ -111,7 +111,9 @@ def measure(outdir, shuffle_each):
           % (in_track, in_load, in_track / in_load))
 
     result = events.score(track, submission, options, quiet)
-    y_true, scores = result.items["categories"]["y_true"], result.items["categories"]["scores"]
+    view = result.view
+    y_true = [view.columns["label"][a:b] > 0 for a, b in view.bounds]
+    scores = [view.columns["confidence"][a:b] for a, b in view.bounds]
     ap_time = sort_time = float("inf")
     for _ in range(5):
         ap_time = min(ap_time, best_time(lambda: [average_precision(y, s) for y, s in zip(y_true, scores)], 1))

@@ -110,6 +110,16 @@ def wrapped(data, folder):
     return platforms.zip_entries([(folder + "/" + name, content) for name, content in sorted(read_zip(data).items())])
 
 
+def kit_sample(kit):
+    """What a participant submits from a starting kit: the files of its sample_submission/
+    folder, zipped at the root."""
+    prefix = "sample_submission/"
+    entries = [(name[len(prefix):], content) for name, content in sorted(read_zip(kit).items())
+               if name.startswith(prefix) and not name.endswith("/")]
+    assert entries, "the starting kit holds no sample_submission/"
+    return platforms.zip_entries(entries)
+
+
 def platform_env():
     """The image's python3 is this interpreter: its directory first on PATH."""
     env = dict(os.environ)
@@ -184,7 +194,7 @@ def play_v15(files, phase, workdir, submission=None, worker_page=False):
     output = os.path.join(run_dir, "output")
     temp = os.path.join(run_dir, "temp")
     os.makedirs(input_dir)
-    submission = files[phase["starting_kit"]] if submission is None else submission
+    submission = kit_sample(files[phase["starting_kit"]]) if submission is None else submission
     for data, target in ((files[phase["scoring_program"]], program),
                          (files[phase["reference_data"]], os.path.join(input_dir, "ref")),
                          (submission, os.path.join(input_dir, "res"))):
@@ -249,6 +259,7 @@ def check_codalab_yaml(v15):
         assert phase["auto_migration"] is False
         for name in ("scoring_program", "reference_data", "starting_kit"):
             assert phase[name] in files, phase[name]
+        assert "check_submission.py" in read_zip(files[phase["starting_kit"]])  # the kit, not a bare sample
     assert len(v15_leaderboards(competition)) == 1
     for key, column in competition["leaderboard"]["columns"].items():
         assert len(key) <= 50 and len(column["label"]) <= 50
@@ -286,7 +297,7 @@ def check_codalab_phases_score(v15, workdir):
     files, competition = v15
     columns = list(v15_leaderboards(competition).values())[0]
     for number, phase in sorted(competition["phases"].items()):
-        kit = files[phase["starting_kit"]]
+        kit = kit_sample(files[phase["starting_kit"]])
         results = []
         for form, submission in (("flat", kit), ("wrapped", wrapped(kit, "my_results"))):
             scores, _ = play_v15(files, phase, os.path.join(str(workdir), "%d-%s" % (number, form)), submission)
@@ -450,6 +461,7 @@ def check_codabench_yaml(v2):
         assert phase["auto_migrate_to_this_phase"] is False
         assert len(phase["tasks"]) == 1 and set(phase["tasks"]) <= set(tasks)
         assert phase["starting_kit"] in files
+        assert "check_submission.py" in read_zip(files[phase["starting_kit"]])  # the kit, not a bare sample
     assert validate_phase_ordering(parsed) is None
     # base_unpacker._save_competition gives every phase leaderboards[0].
     assert len(competition["leaderboards"]) == 1

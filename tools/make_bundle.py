@@ -420,14 +420,16 @@ def write_competition(dist, source, phases, program):
     common.append(("scoring_program.zip", program))
     os.makedirs(dist, exist_ok=True)
     write(os.path.join(dist, "scoring_program.zip"), program)
+    kits = {}
     for phase in phases:
+        kits[phase.kit_zip] = starting_kit_zip(source, phase)
         write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
-        write(os.path.join(dist, phase.kit_zip), starting_kit_zip(source, phase))
-    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases)))
+        write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
+    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases, kits)))
     if codabench_text is not None:
         write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(codabench_files(codabench_text, common, phases)))
+              zip_entries(codabench_files(codabench_text, common, phases, kits)))
 
 
 def build(dist, competition=None, together=False):

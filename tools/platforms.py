@@ -250,7 +250,7 @@ def codalab_phase(source, phase, number, start, label):
         "auto_migration": False,
         "scoring_program": "scoring_program.zip",
         "reference_data": phase.reference_zip,
-        "starting_kit": phase.submission_zip,
+        "starting_kit": phase.kit_zip,
     }
 
 
@@ -364,7 +364,7 @@ def codabench_phase(source, phase, index, start, end):
         "hide_output": False,
         "hide_prediction_output": False,
         "hide_score_output": True,
-        "starting_kit": phase.submission_zip,
+        "starting_kit": phase.kit_zip,
         "tasks": [index],
     }
 
@@ -511,15 +511,18 @@ def tree_entries(directory, prefix=""):
     return sorted(entries)
 
 
-def competition_files(yaml_text, common, phases):
+def competition_files(yaml_text, common, phases, kits):
     """The entries of a competition zip (either platform): its yaml (the only name holding
     '.yaml': v1.5 reads the first such name), the common files (logo, pages, scoring
     program), and each phase's reference data (the track at the root, as both platforms'
-    workers unzip it into input/ref) and sample submission."""
+    workers unzip it into input/ref), sample submission (Codabench's solution) and starting
+    kit (kits: its zip's bytes by phase.kit_zip; the phase's `starting_kit`, which both
+    platforms offer participants for download)."""
     entries = [("competition.yaml", yaml_text.encode("utf-8"))] + list(common)
     for phase in phases:
         entries += [(phase.reference_zip, zip_entries(tree_entries(phase.ref_dir))),
-                    (phase.submission_zip, zip_entries(tree_entries(phase.res_dir)))]
+                    (phase.submission_zip, zip_entries(tree_entries(phase.res_dir))),
+                    (phase.kit_zip, kits[phase.kit_zip])]
     return entries
 
 

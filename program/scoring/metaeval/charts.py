@@ -48,11 +48,11 @@ def blob(names, frequency, median, low, high, title):
     axes.draw_frame(None, "rank", x_ticks=[], y_ticks=ticks)
     for s in range(count):
         x = axes.x(s + 1)
-        for r in np.flatnonzero(frequency[s] > 0):
-            radius = max(0.6, 0.5 * column * np.sqrt(frequency[s][r]))
-            svg.add('<circle cx="%.1f" cy="%.1f" r="%.2f" fill="%s" fill-opacity="0.55"><title>%s: rank %d in '
-                    '%.1f%% of resamples</title></circle>' % (x, axes.y(r + 1), radius, BLUE,
-                                                              escape(names[s]), r + 1, 100 * frequency[s][r]))
+        ranks = np.flatnonzero(frequency[s] > 0)
+        discs = "".join('<circle cx="%.1f" cy="%.1f" r="%.2f"/>' % (
+            x, axes.y(r + 1), max(0.6, 0.5 * column * np.sqrt(frequency[s][r]))) for r in ranks)
+        svg.add('<g fill="%s" fill-opacity="0.55"><title>%s: median rank %g, 95%% interval %d to %d</title>%s</g>'
+                % (BLUE, escape(names[s]), median[s], low[s], high[s], discs))
         svg.line(x, axes.y(low[s]), x, axes.y(high[s]), stroke="#000", width=1.2)
         svg.add('<circle cx="%.1f" cy="%.1f" r="2.2" fill="#000"/>' % (x, axes.y(median[s])))
     _column_labels(svg, names, left, column, top + plot)

@@ -76,7 +76,9 @@ def item_view(kept):
     labels = np.concatenate([row["category"].positive for row in kept]).astype(np.float64)
     columns = {"label": labels, "confidence": np.concatenate([row["scores"] for row in kept])}
     block = 2 * np.repeat(np.arange(len(kept)), sizes) + labels.astype(np.int64)
-    items = [i for row in kept for i in row["category"].ids]
+    items = []
+    for row in kept:
+        items.extend(reader.as_list(row["category"].ids))  # one list of strings, shared by categories
     return ItemView([row["category"].name for row in kept], sizes, items, columns,
                     [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
                     reference_columns=["label"], block=block, truth="label", unit="image")
