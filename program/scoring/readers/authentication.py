@@ -301,7 +301,7 @@ def _npy_header(archive, key, shown):
     parse = np.lib.format.read_array_header_1_0 if start[6] == 1 else np.lib.format.read_array_header_2_0
     try:
         shape, fortran_order, dtype = parse(io.BytesIO(size_bytes + header))
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+    except Exception as exc:  # ValueError, SyntaxError, MemoryError (3.7), RecursionError, tokenize.TokenError (3.12)
         raise SubmissionError("%s: the header of the array %r cannot be read (%s); save it with numpy.savez."
                               % (shown, key, str(exc)[:100] or type(exc).__name__))
     if dtype.hasobject:
