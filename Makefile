@@ -42,9 +42,11 @@ bench: $(BIN)/.dev
 	$(BIN)/python bench/run.py
 
 ## bundle: the competitions (zips and starting kits) under dist/: COMPETITION=DIR for an
-## organizer's folder, else the demo from input/ (competition.yaml regenerated)
+## organizer's folder, else the demo from input/ (its committed yaml regenerated);
+## TOGETHER=1 makes all tracks one competition
 bundle: $(BIN)/.runtime
-	$(BIN)/python tools/make_bundle.py --out dist $(if $(COMPETITION),--competition "$(COMPETITION)")
+	$(BIN)/python tools/make_bundle.py --out dist $(if $(COMPETITION),--competition "$(COMPETITION)") \
+		$(if $(TOGETHER),--together)
 
 # The floors: .venv-py37 and .venv-py312, each the pins of one Codalab image under the
 # Python that image has (found by tests/floor/find-python on PATH or under pyenv).

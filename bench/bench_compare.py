@@ -8,8 +8,16 @@ blacked out, so the submissions differ. Prints, against a baseline timed in the 
   alone); the difference is the meta-evaluation (bootstrap, tests, pixel statistics
   from the foregrounds the scorer kept packed, report);
 - the peak memory of the compare.py run.
+
+Then the scale of the meta-evaluation alone (compare.py --scored on per-item views as
+evaluate.py writes them under private/views/, no scoring): 200 synthetic submissions of
+an authentication-like track (3 subsets x 300 images), a lines-like track (3 manuscripts
+x 15 pages) and an events-like track (20 categories x 300 images), against 10 times the
+same run on 20 of them. A ratio near 1 means a cost linear in the number of submissions;
+the quadratic parts (pairwise tests and intervals) show as a ratio above 1.
 """
 
+import json
 import os
 import sys
 
@@ -43,6 +51,67 @@ def write_submissions(phase, outdir):
     return dirs
 
 
+SCALE = (20, 200)
+
+
+def write_views(outdir, count, seed=3):
+    """`count` evaluate.py-like output directories holding only private/views/."""
+    from scoring.itemview import AveragePrecision, ItemView, Ratio, Score
+    marker = os.path.join(outdir, "views%d.done" % count)
+    dirs = [os.path.join(outdir, "views", "s%03d" % k) for k in range(count)]
+    if os.path.exists(marker):
+        return dirs
+    rng = np.random.RandomState(seed)
+    label = np.arange(900) % 2
+    page_difficulty = 0.2 * rng.rand(45)
+    categories = np.zeros((20, 300))
+    categories[:, :30] = 1
+    for directory in dirs:
+        quality = rng.rand()
+        correct = (rng.rand(900) < 0.55 + 0.4 * quality).astype(float)
+        views = {
+            "authentication": ItemView(
+                ["a", "b", "c"], [300] * 3, [str(i) for i in range(900)],
+                {"correct": correct, "one": np.ones(900), "label": label.astype(float)},
+                [("uar", Score(Ratio(("correct", "one")), ranked=True))], "uar", ["one", "label"],
+                block=2 * np.repeat(np.arange(3), 300) + label, unit="image"),
+            "lines": ItemView(
+                ["m1", "m2", "m3"], [15] * 3, [str(i) for i in range(45)],
+                {"line_iu": np.clip(0.4 + 0.5 * quality - page_difficulty + rng.normal(0, 0.03, 45), 0, 1),
+                 "one": np.ones(45)},
+                [("line_iu", Score(Ratio(("line_iu", "one")), ranked=True))], "line_iu", ["one"], unit="page"),
+            "events": ItemView(
+                ["c%d" % h for h in range(20)], [300] * 20, [str(i) for i in range(6000)],
+                {"label": categories.ravel(),
+                 "confidence": (categories * (0.5 + 2 * quality) + rng.randn(20, 300)).ravel()},
+                [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map", ["label"],
+                block=(2 * np.repeat(np.arange(20), 300) + categories.ravel()).astype(int), unit="image"),
+        }
+        folder = os.path.join(directory, "private", "views")
+        os.makedirs(folder, exist_ok=True)
+        for name, view in views.items():
+            with open(os.path.join(folder, name + ".npz"), "wb") as stream:
+                stream.write(view.to_bytes())
+            with open(os.path.join(folder, name + ".json"), "w") as stream:
+                json.dump({"kind": name, "rel": name, "prefix": "", "title": name}, stream)
+    open(marker, "w").close()
+    return dirs
+
+
+def scale(outdir):
+    dirs = write_views(outdir, SCALE[1])
+    seconds = {}
+    for count in SCALE:
+        args = [os.path.join(ROOT, "program", "compare.py"), "--scored", "--out",
+                os.path.join(outdir, "scale%d" % count)] + dirs[:count]
+        seconds[count], _ = run_python(args)
+    small, large = SCALE
+    print("compare.py --scored, 3 tracks, 1,000 resamples, 2,000 sign patterns: %d submissions %.1f s, %d "
+          "submissions %.1f s; ratio %d submissions / (%d x %d submissions): %.2f"
+          % (small, seconds[small], large, seconds[large], large, large // small, small,
+             seconds[large] / (large // small * seconds[small])), flush=True)
+
+
 def main(outdir):
     sys.path.insert(0, os.path.join(ROOT, "program"))
     import bench_lines
@@ -68,7 +137,13 @@ def main(outdir):
     print("compare.py, %d submissions x 45 pages of 1344 x 2016, 1,000 resamples, 2 cores: %.1f s; "
           "evaluate.py on one submission: %.1f s; ratio to %d x evaluate.py: %.2f; peak memory %.0f MB"
           % (SUBMISSIONS, seconds, one, SUBMISSIONS, seconds / (SUBMISSIONS * one), peak / 1e6), flush=True)
+    scale(outdir)
 
 
 if __name__ == "__main__":
-    main(os.path.join(ROOT, "bench", "out", "compare"))
+    if sys.argv[1:] == ["--scale"]:  # the meta-evaluation's scale alone, without the FEST-size phase
+        sys.path.insert(0, os.path.join(ROOT, "program"))
+        os.makedirs(os.path.join(ROOT, "bench", "out", "compare"), exist_ok=True)
+        scale(os.path.join(ROOT, "bench", "out", "compare"))
+    else:
+        main(os.path.join(ROOT, "bench", "out", "compare"))

@@ -22,10 +22,19 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from scoring import public, runner  # noqa: E402
-from scoring.cli import guarded  # noqa: E402
-from scoring.errors import SubmissionError  # noqa: E402
-from scoring.log import Log  # noqa: E402
+import scoring  # noqa: E402
+
+try:
+    from scoring import public, runner
+    from scoring.cli import guarded
+    from scoring.errors import SubmissionError
+    from scoring.log import Log
+except ModuleNotFoundError as error:
+    sentence = scoring.missing_package(error, "python3 -m pip install numpy scipy Pillow PyYAML")
+    if sentence is None:
+        raise
+    sys.stderr.write(sentence + "\n")
+    sys.exit(3)
 
 
 def unpack(submission, res):

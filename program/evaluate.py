@@ -6,7 +6,18 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from scoring.cli import main  # noqa: E402
+import scoring  # noqa: E402
+
+try:
+    from scoring.cli import main
+except ModuleNotFoundError as error:
+    sentence = scoring.missing_package(
+        error, "run `make score` (it installs them in .venv), then `.venv/bin/python program/evaluate.py "
+        "INPUT OUTPUT`")
+    if sentence is None:
+        raise
+    sys.stderr.write(sentence + "\n")
+    sys.exit(3)
 
 if __name__ == "__main__":
     sys.exit(main())

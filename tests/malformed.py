@@ -112,7 +112,7 @@ def _generic(track, probe):
         shutil.rmtree(os.path.join(phase.root, "res"))
         os.makedirs(os.path.join(phase.root, "res"))
 
-    @case(track, "two-levels-of-folders", 1, "outer/inner/", "top level")
+    @case(track, "two-levels-of-folders", 1, "outer/inner/", "inside extra folders: move it to")
     def too_deep(phase):
         phase.move_res("outer", "inner")
 
@@ -462,6 +462,65 @@ def events_latin1(phase):
 def bom_crlf_tabs(phase):
     lines = [line.replace(" ", "\t") for line in phase.lines("La_Tomatina.txt")]
     phase.write("La_Tomatina.txt", b"\xef\xbb\xbf" + ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8"))
+
+# ------------------------------------------------------------------ hints that point to the fix
+
+
+@case(L, "pages-flattened", 1, "The submission has no lines/Latin2/latin2_001.png;",
+      "(found lines/latin2_001.png: it belongs in the folder lines/Latin2/, as lines/Latin2/latin2_001.png).")
+def pages_flattened(phase):
+    for name in os.listdir(phase.path("Latin2")):
+        os.rename(phase.path("Latin2/" + name), phase.path(name))
+    os.rmdir(phase.path("Latin2"))
+
+
+@case(L, "manuscript-folder-case", 1, "The submission has no lines/Latin2/latin2_001.png;",
+      "(found lines/latin2/latin2_001.png: folder names are case-sensitive, rename the folder latin2/ to Latin2/).")
+def manuscript_folder_case(phase):
+    os.rename(phase.path("Latin2"), phase.path("latin2"))
+
+
+@case(E, "ids-without-extension", 1, "La_Tomatina.txt line 1 names the image 002712, which is not among",
+      "did you mean 002712.jpg? Write each image id as the test set does, with its extension.")
+def ids_without_extension(phase):
+    lines = phase.lines("La_Tomatina.txt")
+    phase.write_lines("La_Tomatina.txt", [line.replace(".jpg", "") for line in lines])
+
+
+@case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv;",
+      "(the submission holds authentication/results.zip, a zip inside the zip: the platform unzips your upload "
+      "once, so zip the result files themselves).")
+def zip_inside(phase):
+    import zipfile
+
+    names = sorted(os.listdir(phase.res))
+    with zipfile.ZipFile(os.path.join(phase.root, "results.zip"), "w") as archive:
+        for name in names:
+            archive.write(phase.path(name), name)
+    for name in names:
+        phase.remove(name)
+    os.rename(os.path.join(phase.root, "results.zip"), phase.path("results.zip"))
+
+
+def _other_track(phase, other):
+    for name in os.listdir(phase.res):
+        phase.remove(name)
+    shutil.rmtree(phase.res)
+    shutil.copytree(os.path.join(SAMPLE, "res", other), phase.res)
+
+
+@case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv;",
+      "(the submission holds files of the events track (one <Category>.txt of confidences per category), "
+      "such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
+def events_files_for_authentication(phase):
+    _other_track(phase, "events")
+
+
+@case(E, "files-of-the-lines-track", 1, "The submission has no events/Ati_Atihan.txt;",
+      "(the submission holds files of the lines track (one image per page in manuscript folders), "
+      "such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
+def lines_files_for_events(phase):
+    _other_track(phase, "lines")
 
 
 def main(out):

@@ -584,7 +584,7 @@ def test_malformed_label_file(tmp_path, content, fragments):
 def test_matrix_too_large_for_memory(monkeypatch):
     from scoring.errors import SubmissionError
     from scoring.readers import authentication as reader
-    monkeypatch.setattr(reader, "available_memory", lambda: 16 * 10 ** 9)
+    monkeypatch.setattr(reader.memory, "available_memory", lambda: 16 * 10 ** 9)
     with pytest.raises(SubmissionError) as raised:
         reader.check_memory(200000, 8, "Pizan_distances.csv")
     assert str(raised.value).startswith(

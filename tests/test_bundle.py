@@ -110,6 +110,16 @@ def wrapped(data, folder):
     return platforms.zip_entries([(folder + "/" + name, content) for name, content in sorted(read_zip(data).items())])
 
 
+def kit_sample(kit):
+    """What a participant submits from a starting kit: the files of its sample_submission/
+    folder, zipped at the root."""
+    prefix = "sample_submission/"
+    entries = [(name[len(prefix):], content) for name, content in sorted(read_zip(kit).items())
+               if name.startswith(prefix) and not name.endswith("/")]
+    assert entries, "the starting kit holds no sample_submission/"
+    return platforms.zip_entries(entries)
+
+
 def platform_env():
     """The image's python3 is this interpreter: its directory first on PATH."""
     env = dict(os.environ)
@@ -176,7 +186,7 @@ def v15_final_upload(output):
 def play_v15(files, phase, workdir, submission=None, worker_page=False):
     """worker.py, run() for a scoring-only phase: program, ref and the submission unzipped
     (get_bundle), OUTPUT/detailed_results.html created empty (with worker_page: it always is,
-    and then the program lasts program/scoring/platform.py's V15_MIN_SECONDS), the metadata
+    and then the program waits program/scoring/platform.py's V15_QUIET_SECONDS), the metadata
     command with its placeholders split on spaces (no shell). Returns (scores, output)."""
     run_dir = os.path.join(workdir, "run")
     program = os.path.join(run_dir, "program")
@@ -184,7 +194,7 @@ def play_v15(files, phase, workdir, submission=None, worker_page=False):
     output = os.path.join(run_dir, "output")
     temp = os.path.join(run_dir, "temp")
     os.makedirs(input_dir)
-    submission = files[phase["starting_kit"]] if submission is None else submission
+    submission = kit_sample(files[phase["starting_kit"]]) if submission is None else submission
     for data, target in ((files[phase["scoring_program"]], program),
                          (files[phase["reference_data"]], os.path.join(input_dir, "ref")),
                          (submission, os.path.join(input_dir, "res"))):
@@ -249,6 +259,7 @@ def check_codalab_yaml(v15):
         assert phase["auto_migration"] is False
         for name in ("scoring_program", "reference_data", "starting_kit"):
             assert phase[name] in files, phase[name]
+        assert "check_submission.py" in read_zip(files[phase["starting_kit"]])  # the kit, not a bare sample
     assert len(v15_leaderboards(competition)) == 1
     for key, column in competition["leaderboard"]["columns"].items():
         assert len(key) <= 50 and len(column["label"]) <= 50
@@ -286,7 +297,7 @@ def check_codalab_phases_score(v15, workdir):
     files, competition = v15
     columns = list(v15_leaderboards(competition).values())[0]
     for number, phase in sorted(competition["phases"].items()):
-        kit = files[phase["starting_kit"]]
+        kit = kit_sample(files[phase["starting_kit"]])
         results = []
         for form, submission in (("flat", kit), ("wrapped", wrapped(kit, "my_results"))):
             scores, _ = play_v15(files, phase, os.path.join(str(workdir), "%d-%s" % (number, form)), submission)
@@ -302,40 +313,52 @@ def test_codalab_every_phase_scores_flat_and_wrapped_submissions(dist, track, tm
 
 
 def test_codalab_detailed_results_arrive_after_a_fast_run(dist, tmp_path):
-    """The page reaches the site by the worker's final upload: the program leaves the
-    worker's empty detailed_results.html alone and writes the page in a sub-folder, which
-    os.walk visits after it (program/scoring/platform.py says why)."""
+    """On v1.5 the page replaces the worker's empty detailed_results.html: the watcher sends
+    it and the worker's final upload, for an empty file only, sends nothing to overwrite it
+    (program/scoring/platform.py says why)."""
     files, competition = codalab_zip(dist, "events")
     _, output = play_v15(files, competition["phases"][1], str(tmp_path / "run"), worker_page=True)
-    assert os.path.getsize(os.path.join(output, "detailed_results.html")) == 0
     assert os.listdir(os.path.join(output, "private"))  # written, then removed by the worker
-    with open(os.path.join(output, "details", "detailed_results.html")) as stream:
+    with open(os.path.join(output, "detailed_results.html")) as stream:
         page = stream.read()
-    uploads = v15_final_upload(output)
-    assert len(uploads) >= 2 and uploads[0] == ""
-    assert uploads[-1] == page and "</html>" in page and "map" in page
+    assert "</html>" in page and "map" in page
+    assert v15_final_upload(output) == []
 
 
-def test_v15_run_lasts_until_the_watchers_first_upload_is_over():
-    """detailed_result_put.sh sleeps 1 s, then entr uploads the (empty) file once; the run
-    lasts V15_MIN_SECONDS so that this upload cannot land after the worker's final one."""
+def v15_watcher_restarts_before_the_kill(last_change, program_exit):
+    """detailed_result_put.sh: `while sleep 1; do echo FILE | entr -d python
+    detailed_result_put.py URL FILE; done`. entr (3.9, the worker image's) uploads the file
+    when it starts and when it changes, and with -d uploads and exits when the number of
+    files in the file's folder changes; the loop starts it again one second later. worker.py,
+    run(): `while exit_code == None: time.sleep(1); poll()`, then the shell alone is killed.
+    True if the loop is still alive to start entr again after the program's last change to
+    OUTPUT (that entr uploads the page, and so does every later upload)."""
+    killed = math.floor(program_exit) + 1.0
+    return last_change + 1.0 < killed
+
+
+def test_v15_watcher_uploads_the_page_after_the_last_change():
+    """Without a wait, a program whose last file appears in the second before it exits can be
+    killed with entr not running: the page written just before is never uploaded (the issue's
+    empty page). With V15_QUIET_SECONDS after the last file, it always is."""
+    for last_change in (0.3, 0.97, 4.0, 4.5, 41.99):
+        assert v15_watcher_restarts_before_the_kill(
+            last_change, last_change + program_platform.V15_QUIET_SECONDS), last_change
+    assert not v15_watcher_restarts_before_the_kill(4.5, 4.55)
+    assert not v15_watcher_restarts_before_the_kill(0.3, 0.35)
     slept = []
-    program_platform.settle(100.0, now=lambda: 101.25, sleep=slept.append)
-    assert slept == [program_platform.V15_MIN_SECONDS - 1.25]
-    slept = []
-    program_platform.settle(100.0, now=lambda: 100.0 + program_platform.V15_MIN_SECONDS + 0.5, sleep=slept.append)
-    assert slept == []
+    program_platform.settle(sleep=slept.append)
+    assert slept == [program_platform.V15_QUIET_SECONDS]
 
 
-def test_page_location_follows_the_worker(tmp_path):
-    """Codabench (Run.get_detailed_results_file_path) and local runs: OUTPUT/detailed_results.html;
-    v1.5 (its worker created that file empty): OUTPUT/details/detailed_results.html."""
+def test_page_location_is_the_same_on_every_platform(tmp_path):
+    """OUTPUT/detailed_results.html, the file Codabench (Run.get_detailed_results_file_path)
+    and v1.5's watcher send; only v1.5's worker creates it empty beforehand."""
     output = str(tmp_path)
+    assert not program_platform.is_v15_worker(output)
     assert program_platform.page_path(output) == os.path.join(output, "detailed_results.html")
     open(os.path.join(output, "detailed_results.html"), "w").close()
-    assert program_platform.page_path(output) == os.path.join(output, "details", "detailed_results.html")
-    with open(os.path.join(output, "detailed_results.html"), "w") as stream:
-        stream.write("<html></html>")
+    assert program_platform.is_v15_worker(output)
     assert program_platform.page_path(output) == os.path.join(output, "detailed_results.html")
 
 
@@ -450,6 +473,7 @@ def check_codabench_yaml(v2):
         assert phase["auto_migrate_to_this_phase"] is False
         assert len(phase["tasks"]) == 1 and set(phase["tasks"]) <= set(tasks)
         assert phase["starting_kit"] in files
+        assert "check_submission.py" in read_zip(files[phase["starting_kit"]])  # the kit, not a bare sample
     assert validate_phase_ordering(parsed) is None
     # base_unpacker._save_competition gives every phase leaderboards[0].
     assert len(competition["leaderboards"]) == 1

@@ -104,3 +104,18 @@ def test_checker_refuses_a_file_that_is_no_zip(tmp_path):
     assert checked.returncode == 1
     assert last_line == ("Submission error: submission.rar is neither a zip file nor a folder; "
                          "upload a zip of your result files.")
+
+
+@pytest.mark.parametrize("script,fix", [
+    ("evaluate.py", "run `make score` (it installs them in .venv), then `.venv/bin/python program/evaluate.py "
+                    "INPUT OUTPUT`."),
+    ("check_submission.py", "python3 -m pip install numpy scipy Pillow PyYAML."),
+])
+def test_missing_packages_get_a_sentence_not_a_traceback(tmp_path, script, fix):
+    """A fresh clone run with a Python without the packages (here: -S, no site-packages)."""
+    completed = subprocess.run([sys.executable, "-S", os.path.join(PROGRAM, script), SAMPLE, str(tmp_path / "out")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert completed.returncode == 3
+    assert "Traceback" not in completed.stderr
+    assert completed.stderr.startswith("The Python package ")
+    assert completed.stderr.rstrip().endswith("the scoring program needs numpy, scipy, Pillow and PyYAML: " + fix)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from malformed import SAMPLE
 
-from scoring.errors import SubmissionError
+from scoring.errors import ReferenceDataError, SubmissionError
 from scoring.log import Log
 from scoring.runner import score_submission
 
@@ -38,6 +38,9 @@ class Track(object):
         except SubmissionError as error:
             assert error.sentence and "\n" not in error.sentence
             return "refused"
+        except ReferenceDataError as error:
+            assert error.sentence and "\n" not in error.sentence
+            return "organizer"
         finally:
             shutil.rmtree(self.root)
         for key, value in scores:
@@ -184,3 +187,150 @@ def test_lines_random_images(data):
         shutil.rmtree(phase.root)
         return  # Pillow cannot write this mode in this format: nothing to score
     phase.outcome()
+
+
+# ------------------------------------------------------------ hostile input (issue 12)
+
+SAMPLE_FILES = [("authentication", "Pizan_labels.csv"), ("authentication", "Yaqut_distances.csv"),
+                ("authentication", "Tasso_distances.npz"), ("events", "Oktoberfest.txt"),
+                ("lines", "Latin2/latin2_001.png")]
+
+
+@FUZZ
+@given(st.sampled_from(SAMPLE_FILES), st.sampled_from(["folder", "socket", "link to ref", "nested folder"]))
+def test_non_regular_files_where_files_are_expected(where, kind):
+    """A folder, a socket or a hard link to the ground truth in place of any file of the
+    submission (FIFOs, which would block a read, run in test_hostile.py's subprocesses)."""
+    import socket
+
+    track, name = where
+    phase = Track(track)
+    path = os.path.join(phase.root, "res", track, name)
+    os.remove(path)
+    server = None
+    if kind == "folder":
+        os.mkdir(path)
+    elif kind == "nested folder":
+        os.makedirs(os.path.join(path, "inner", "deeper"))
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        here = os.getcwd()
+        os.chdir(os.path.dirname(path))  # a socket's path is limited to 107 bytes: bind by its name
+        try:
+            server.bind(os.path.basename(path))
+        finally:
+            os.chdir(here)
+    else:
+        any_ref = next(os.path.join(d, f) for d, _, files in sorted(os.walk(os.path.join(phase.root, "ref", track)))
+                       for f in sorted(files) if f != "track.yaml")
+        os.link(any_ref, path)
+    try:
+        assert phase.outcome() == "refused"
+    finally:
+        if server is not None:
+            server.close()
+
+
+@FUZZ
+@given(st.integers(1, 300000), st.sampled_from(["name", "label", "quote", "header"]))
+def test_long_fields_in_labels(length, where):
+    phase = Track("authentication")
+    path = os.path.join(phase.root, "res", "authentication", "Pizan_labels.csv")
+    with open(path) as stream:
+        lines = stream.read().splitlines()
+    long_text = "n" * length
+    if where == "name":
+        lines.append("%s,0" % long_text)
+    elif where == "label":
+        lines[1] = lines[1].split(",")[0] + "," + long_text
+    elif where == "quote":
+        lines[1] = '"' + lines[1]
+        lines.append(long_text + ",0")
+    else:
+        lines[0] = lines[0] + "," + long_text
+    phase.write("Pizan_labels.csv", ("\n".join(lines) + "\n").encode("utf-8"))
+    # An extra name of any length up to the csv module's limit is ignored with a warning.
+    assert phase.outcome() == ("scored" if where == "name" and length <= 131072 else "refused")
+
+
+MAGIC = [b"\x89PNG\r\n\x1a\n", b"II*\x00", b"MM\x00*", b"BM", b"\xff\xd8\xff\xe0", b"\x00\x00\x01\x00",
+         b"GIF89a", b"P6\n", b"RIFF", b"\x00\x00\x00\x0cjP  ", b"8BPS", b"icns", b"%PDF-1.4", b""]
+
+
+@FUZZ
+@given(st.sampled_from(MAGIC), st.binary(max_size=400), st.sampled_from([".png", ".tif", ".bmp"]))
+def test_lines_formats_by_content(magic, data, extension):
+    """Any format's first bytes with any content, under any accepted extension: refused
+    (a real PNG, TIFF or BMP of the page's size cannot come out of 400 random bytes)."""
+    phase = Track("lines")
+    os.remove(os.path.join(phase.root, "res", "lines", "Latin2", "latin2_001.png"))
+    phase.write("Latin2/latin2_001" + extension, magic + data)
+    assert phase.outcome() == "refused"
+
+
+YAML_NODE = st.recursive(st.one_of(st.sampled_from(["x", "1", "0.5", "true", "[]", "{}", "*a", "&a x", "&a [*a]"])),
+                         lambda inner: st.lists(inner, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+                         max_leaves=20)
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(["missing", "public_details", "extra", "track", "&k missing", "*k"]),
+                          YAML_NODE), max_size=5))
+def test_random_track_yaml_with_aliases(entries):
+    """Random track.yaml mappings with anchors and aliases: scored, or an organizer error."""
+    phase = Track("events")
+    text = "track: events\n" + "".join("%s: %s\n" % pair for pair in entries)
+    with open(os.path.join(phase.root, "ref", "events", "track.yaml"), "w") as stream:
+        stream.write(text)
+    outcome = phase.outcome()
+    if "*" in text:
+        assert outcome == "organizer"
+
+
+@FUZZ
+@given(st.data())
+def test_sixteen_bit_and_transparent_maps_score_as_their_8_bit_meaning(data):
+    """A prediction re-encoded as 16 bits a channel (v * 257, the same colours) or with the
+    background in a tRNS colour scores exactly as the plain 8-bit map."""
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    phase = Track("lines")
+    page = os.path.join(phase.root, "res", "lines", "Latin2", "latin2_001.png")
+    with Image.open(page) as image:
+        rgb = np.asarray(image.convert("RGB")).copy()
+    try:
+        plain = dict(score_submission(phase.root, Log(io.StringIO()))[0])
+    except Exception:
+        shutil.rmtree(phase.root)
+        raise
+    background = (rgb == 0).all(axis=2)
+    how = data.draw(st.sampled_from(["16-bit", "16-bit transparent", "8-bit transparent"]))
+    key = tuple(data.draw(st.tuples(*[st.integers(0, 255)] * 3)))
+    if (rgb.reshape(-1, 3) == key).all(axis=1).any():
+        key = (0, 0, 0)  # the colour of a line cannot be the transparent one
+    transparent = key if "transparent" in how else None
+    if transparent is not None:
+        rgb[background] = key
+    if how.startswith("16-bit"):
+        wide = rgb.astype(">u2") * 257
+
+        def chunk(kind, body):
+            return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
+
+        rows = b"".join(b"\x00" + row.tobytes() for row in wide)
+        height, width, _ = rgb.shape
+        chunks = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 16, 2, 0, 0, 0))
+        if transparent is not None:
+            chunks += chunk(b"tRNS", struct.pack(">HHH", *[v * 257 for v in transparent]))
+        with open(page, "wb") as stream:
+            stream.write(b"\x89PNG\r\n\x1a\n" + chunks + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    else:
+        Image.fromarray(rgb).save(page, transparency=transparent)
+    try:
+        changed = dict(score_submission(phase.root, Log(io.StringIO()))[0])
+    finally:
+        shutil.rmtree(phase.root)
+    assert changed == plain

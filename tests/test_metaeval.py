@@ -233,7 +233,7 @@ def test_contributions_swap_exactly_like_rescoring_the_swapped_submissions():
 
 # --- the weighted AP and the bootstrap weights -----------------------------------------------------
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(40))
 def test_weighted_average_precision_equals_ap_of_the_repeated_items(seed):
     rng = np.random.RandomState(seed)
     n = 25

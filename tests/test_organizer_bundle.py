@@ -203,7 +203,7 @@ def test_starting_kit_checks_its_sample_without_ground_truth(competition, track,
         kit = read_zip(stream.read())
     for name, data in kit.items():
         write(str(tmp_path / "kit" / name), data)
-    assert {"README.md", "FORMAT.md", "check_submission.py", "public_items.json"} <= set(kit)
+    assert {"README.md", "evaluation.html", "MANUAL.md", "check_submission.py", "public_items.json"} <= set(kit)
     # no file of the ground truth travels in the kit
     truth = files_of(os.path.join(folder, stage, track))
     for name, data in truth.items():
@@ -286,3 +286,24 @@ def test_source_with_an_unknown_field_is_refused(tmp_path):
     write(os.path.join(folder, "source.yaml"), "titel: typo\n")
     with pytest.raises(make_bundle.BuildError, match="has the unknown field 'titel'"):
         make_bundle.build(str(tmp_path / "dist"), folder)
+
+
+@pytest.mark.parametrize("dates,error", [
+    ("dates:\n  final: 2031-05-01\n  end: 2031-05-20 12:00:00\n  development: '2031-02-01'\n", None),
+    ("dates:\n  final: 2031-05-01\n  end: 2031-04-20\n  development: 2031-02-01\n", "in the order"),
+    ("dates:\n  final: soon\n", "dates: final is 'soon'; expected a date such as 2026-04-01"),
+    ("dates:\n  start: 2031-05-01\n", "dates must be a mapping of development, final and end"),
+])
+def test_source_dates_in_any_yaml_form(tmp_path, dates, error):
+    """A date, a datetime or a quoted string, mixed with the defaults: compared as datetimes."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), dates)
+    if error is None:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+        return
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value).startswith(os.path.join(folder, "source.yaml") + ": ")
+    assert error in str(raised.value)

@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (PAGE_NAMES, STAGES, codabench_competition, codabench_files,  # noqa: E402
-                       codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
+from platforms import (PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
+                       codabench_files, codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
                        column_label, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
                        zip_entries)
 from scoring import layout, public  # noqa: E402
@@ -166,7 +166,15 @@ def complete_source(raw, path, tracks):
     source.setdefault("title", ", ".join(titles))
     source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
     dates = default_dates()
-    dates.update(raw.get("dates") or {})
+    given_dates = raw.get("dates") or {}
+    if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
+        raise BuildError("%s: dates must be a mapping of development, final and end (UTC), e.g. "
+                         "'final: 2026-04-01 00:00:00'." % path)
+    for name, value in given_dates.items():
+        try:
+            dates[name] = as_datetime(value, "dates: " + name)
+        except BundleError as error:
+            raise BuildError("%s: %s" % (path, str(error).split(": ", 1)[1]))
     if not dates["development"] < dates["final"] < dates["end"]:
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
@@ -303,7 +311,7 @@ def sample_tracks(input_dir):
 
 def columns_table(source, phases):
     tables = []
-    for phase in tracks_of(phases):
+    for phase in [p for i, p in enumerate(phases) if p.name not in [q.name for q in phases[:i]]]:
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
             % (key, page_texts.esc(column_label(source, phase.name, key)),
@@ -356,7 +364,9 @@ KIT_README = """# Starting kit: {title} ({stage} phase)
 
 - `sample_submission/`: a submission that the scoring program accepts. Replace its files
   by yours, keep the names and the layout, and zip the files themselves (not the folder).
-- `FORMAT.md`: the formats, the metrics, the leaderboard keys and every error sentence.
+- `evaluation.html`: this competition's submission format (with a tiny example), metrics,
+  what you see and the leaderboard columns.
+- `MANUAL.md`: the track's full manual: formats, metrics, keys and every error sentence.
 - `check_submission.py`: checks a submission on your machine before you upload it, with
   the scoring program's own code (`scoring/`) and the phase's public list of test items
   (`public_items.json`: names and sizes, no ground truth). It prints the sentence the
@@ -377,8 +387,12 @@ def starting_kit_zip(source, phase):
     readme = KIT_README.format(title=source["tracks"][phase.name]["title"], stage=phase.stage,
                                count=page_texts.count_items(track["kind"], track["items"]))
     entries = [("README.md", readme.encode("utf-8")), ("public_items.json", public.dumps(items).encode("utf-8"))]
+    settings = source["tracks"][phase.name]
+    evaluation = page_texts.generate(source, [(settings["title"], settings["description"], track)],
+                                     columns_table(source, [phase]))["evaluation"]
+    entries.append(("evaluation.html", evaluation.encode("utf-8")))
     with open(os.path.join(PARTICIPANT_DOCS, track["kind"] + ".md"), "rb") as stream:
-        entries.append(("FORMAT.md", stream.read()))
+        entries.append(("MANUAL.md", stream.read()))
     with open(os.path.join(ROOT, "program", "check_submission.py"), "rb") as stream:
         entries.append(("check_submission.py", stream.read()))
     entries += tree_entries(os.path.join(ROOT, "program", "scoring"), "scoring/")
@@ -406,14 +420,16 @@ def write_competition(dist, source, phases, program):
     common.append(("scoring_program.zip", program))
     os.makedirs(dist, exist_ok=True)
     write(os.path.join(dist, "scoring_program.zip"), program)
+    kits = {}
     for phase in phases:
+        kits[phase.kit_zip] = starting_kit_zip(source, phase)
         write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
-        write(os.path.join(dist, phase.kit_zip), starting_kit_zip(source, phase))
-    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases)))
+        write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
+    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases, kits)))
     if codabench_text is not None:
         write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(codabench_files(codabench_text, common, phases)))
+              zip_entries(codabench_files(codabench_text, common, phases, kits)))
 
 
 def build(dist, competition=None, together=False):

@@ -172,8 +172,8 @@ def privacy(kind, options):
     return ("<p>After each submission you see your scores and a detailed results page (per subset, "
             "manuscript or category tables and charts, and every warning). %s</p>\n"
             % ("It also shows %s." % detail if shown else
-               "%s stay%s private to the organizers, since they would reveal the ground truth."
-               % (detail[0].upper() + detail[1:], "" if detail.endswith("table") else "")))
+               "%s %s private to the organizers: showing it would reveal the ground truth."
+               % (detail[0].upper() + detail[1:], "stays" if kind == "authentication" else "stay")))
 
 
 # ---------------------------------------------------------------- the pages
@@ -186,16 +186,21 @@ def track_options(track_items):
     return parse_options(yaml.safe_load(track_items["track_yaml"]), module.OPTIONS, "track.yaml")
 
 
+def plural(count, word):
+    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+
+
 def count_items(kind, items):
     if kind == "authentication":
-        return "%d images in %d subsets (%s)" % (sum(len(s["images"]) for s in items["subsets"]),
-                                                  len(items["subsets"]),
-                                                  ", ".join(s["name"] for s in items["subsets"]))
+        return "%s in %s (%s)" % (plural(sum(len(s["images"]) for s in items["subsets"]), "image"),
+                                  plural(len(items["subsets"]), "subset"),
+                                  ", ".join(s["name"] for s in items["subsets"]))
     if kind == "lines":
-        return "%d pages of %d manuscripts (%s)" % (sum(len(m["pages"]) for m in items["manuscripts"]),
-                                                     len(items["manuscripts"]),
-                                                     ", ".join(m["name"] for m in items["manuscripts"]))
-    return "%d categories (%s)" % (len(items["categories"]), ", ".join(c["name"] for c in items["categories"]))
+        return "%s of %s (%s)" % (plural(sum(len(m["pages"]) for m in items["manuscripts"]), "page"),
+                                  plural(len(items["manuscripts"]), "manuscript"),
+                                  ", ".join(m["name"] for m in items["manuscripts"]))
+    return "%s (%s)" % (plural(len(items["categories"]), "category").replace("categorys", "categories"),
+                        ", ".join(c["name"] for c in items["categories"]))
 
 
 def generate(source, tracks, columns_html):
@@ -212,7 +217,8 @@ def generate(source, tracks, columns_html):
         kind = track_items["kind"]
         options = track_options(track_items)
         heading = "<h3>%s</h3>\n" % esc(title) if len(tracks) > 1 else ""
-        overview.append("%s<p>%s</p>\n" % (heading, esc(description or TASKS[kind])))
+        if (description or TASKS[kind]) != source["description"]:
+            overview.append("%s<p>%s</p>\n" % (heading, esc(description or TASKS[kind])))
         evaluation.append("%s<h4>Submission format</h4>\n%s%s<h4>Metrics</h4>\n%s<h4>What you see</h4>\n%s"
                           % (heading, submission_format(kind, options), example_html(kind, track_items, options),
                              metrics(kind, options), privacy(kind, options)))

@@ -5,4 +5,18 @@ Flow: layout (find tracks, resolve the submission) -> tracks (reader -> metric k
 detailed_results.html, private/).
 """
 
+import sys
+
 __version__ = "0.1.0"
+
+#: The packages the scoring program needs (requirements.txt), by import name.
+RUNTIME_PACKAGES = ("numpy", "scipy", "PIL", "yaml")
+
+
+def missing_package(error, how_to_install):
+    """The sentence for a ModuleNotFoundError of a runtime package, else None (a bug)."""
+    name = (getattr(error, "name", None) or "").split(".")[0]
+    if name not in RUNTIME_PACKAGES:
+        return None
+    return ("The Python package %s is not installed for %s; the scoring program needs numpy, scipy, Pillow and "
+            "PyYAML: %s." % (name, sys.executable, how_to_install))

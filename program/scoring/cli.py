@@ -7,7 +7,6 @@ wrong; a traceback is printed only for a bug, or with --debug.
 
 import argparse
 import sys
-import time
 import traceback
 
 from . import platform
@@ -51,7 +50,6 @@ def main(argv=None):
     parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     args = parser.parse_args(argv)
-    started = time.time()
     v15 = platform.is_v15_worker(args.output)
     log = Log()
     status, scores = guarded(
@@ -60,7 +58,7 @@ def main(argv=None):
         "Submission error: the submission needs more memory than the scoring machine has.",
         lambda status, line: write_failure_page(args.output, status, line, log.lines))
     if v15:
-        platform.settle(started)
+        platform.settle()
     if status:
         return status
     for key, value in scores:

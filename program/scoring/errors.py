@@ -6,6 +6,28 @@ entry point turns them into the exit status and the last line of stderr; any oth
 exception is a bug in the scoring program itself.
 """
 
+import re
+
+#: Characters that would break a sentence's single line or its meaning on a terminal:
+#: C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def printable(text):
+    """`text` with every control character written as an escape (a newline as \\n), so that
+    a file name holding one never splits or garbles the line that names it."""
+    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
+#: A run of this many characters without a space (a 200,000-character "name") is shortened.
+_LONG_WORD = re.compile("[^ ]{241,}")
+
+
+def shortened(text):
+    """`text` with every run of more than 240 characters without a space cut in its middle."""
+    return _LONG_WORD.sub(lambda m: "%s...(%d characters)...%s" % (m.group()[:100], len(m.group()), m.group()[-100:]),
+                          text)
+
 
 class ScoringError(Exception):
     """Base class: an error with a sentence meant for a person, and an exit status."""
@@ -14,6 +36,7 @@ class ScoringError(Exception):
     audience = "error"
 
     def __init__(self, sentence):
+        sentence = shortened(printable(sentence))
         super(ScoringError, self).__init__(sentence)
         self.sentence = sentence
 

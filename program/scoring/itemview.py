@@ -176,10 +176,34 @@ def _ap_values(view, statistic, weights, h, start, end):
     order = np.argsort(confidence)[::-1]
     ranked = confidence[order]
     ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-    w = np.ones((1, end - start)) if weights is None else weights[h]
-    w = w[:, order]
-    true_positives = np.cumsum(w * labels[order], axis=1)[:, ends]
-    counts = np.cumsum(w, axis=1)[:, ends]
+    if weights is None:
+        w = np.ones((1, end - start))[:, order]
+        true_positives = np.cumsum(w * labels[order], axis=1)[:, ends]
+        counts = np.cumsum(w, axis=1)[:, ends]
+    else:
+        true_positives, counts = _weighted_points(weights[h], labels, order, ends)
+    return _area(true_positives, counts)
+
+
+def _weighted_points(w, labels, order, ends):
+    """Cumulative positive and total weights at the operating points that can change AP:
+    the points whose group holds a positive, and the point before each (a mixed group's
+    trapezoid starts there). A point of negatives only has a precision no higher than the
+    point before it, so it never raises the monotone precision of an earlier point; the
+    others are left out. Totals from one cumulative sum in ranking order; positives from a
+    product over the positive items only."""
+    group_start = np.concatenate(([0], ends[:-1] + 1))
+    positive_groups = np.flatnonzero(np.add.reduceat(labels[order], group_start) > 0)
+    kept = np.unique(np.concatenate((positive_groups, positive_groups - 1)))
+    kept = kept[kept >= 0]
+    position = np.empty(order.shape[0], dtype=np.int64)
+    position[order] = np.arange(order.shape[0])
+    positives = np.flatnonzero(labels)
+    above = (position[positives][:, None] <= ends[kept][None, :]).astype(np.float64)  # ranked at or above
+    return w[:, positives].dot(above), np.cumsum(w[:, order], axis=1)[:, ends[kept]]
+
+
+def _area(true_positives, counts):
     positives = true_positives[:, -1:]
     precision = np.zeros(counts.shape)
     np.divide(true_positives, counts, out=precision, where=counts > 0)

@@ -2,15 +2,18 @@
 
 A track directory is INPUT/ref itself or a direct sub-directory of it holding a
 track.yaml. The submission mirrors that layout (SPEC section 2). Every path read from
-res/ must stay inside res/: symbolic links are refused before anything is read.
+res/ must stay inside res/, and only regular files are read from it: links, named pipes,
+sockets, devices and hard links to ref/ are refused before anything is opened.
 """
 
 import os
 import re
+import stat
 
 import yaml
 
 from .errors import ReferenceDataError, SubmissionError
+from .options import brief
 
 #: Debris that archivers and file managers leave in zips; never part of a submission.
 JUNK_NAMES = frozenset(["__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"])
@@ -75,20 +78,38 @@ class TrackDir(object):
         return self.label + "/".join(parts)
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML's safe loader without aliases: `*name` may repeat a node so that a 1 KB file
+    expands into gigabytes (a "billion laughs"); a track.yaml has no use for them."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases are refused", event.start_mark)
+        return super(_NoAliasLoader, self).compose_node(parent, index)
+
+
 def read_track_yaml(path, label):
+    check_regular(path, label, ReferenceDataError)
     try:
         with open(path, "rb") as handle:
-            config = yaml.safe_load(handle)
+            config = yaml.load(handle, Loader=_NoAliasLoader)
     except yaml.YAMLError as exc:
         where = ""
         mark = getattr(exc, "problem_mark", None)
         if mark is not None:
             where = " at line %d" % (mark.line + 1)
+        if getattr(exc, "problem", None) == "aliases are refused":
+            raise ReferenceDataError("%s uses a YAML alias (*name)%s; write the value out instead (aliases are "
+                                     "refused: a few of them can expand into gigabytes)." % (label, where))
         raise ReferenceDataError(
             "%s is not valid YAML%s; expected a mapping such as 'track: lines'." % (label, where)
         )
     except (OSError, UnicodeDecodeError) as exc:
         raise ReferenceDataError("%s cannot be read (%s)." % (label, exc))
+    except RecursionError:
+        raise ReferenceDataError("%s nests its values too deeply; expected a flat mapping such as "
+                                 "'track: lines'." % label)
     if not isinstance(config, dict) or "track" not in config:
         raise ReferenceDataError(
             "%s must be a mapping with at least a 'track' key, e.g. 'track: authentication'." % label
@@ -103,12 +124,13 @@ def find_tracks(ref_root, known_kinds):
             "The reference directory %s does not exist; the scoring program expects INPUT/ref." % ref_root
         )
     candidates = []
-    if os.path.isfile(os.path.join(ref_root, "track.yaml")):
+    # exists, not isfile: a track.yaml that is not a regular file is refused in read_track_yaml.
+    if os.path.exists(os.path.join(ref_root, "track.yaml")):
         candidates.append(("", ref_root))
     else:
         for name in visible_entries(ref_root):
             sub = os.path.join(ref_root, name)
-            if os.path.isdir(sub) and os.path.isfile(os.path.join(sub, "track.yaml")):
+            if os.path.isdir(sub) and os.path.exists(os.path.join(sub, "track.yaml")):
                 candidates.append((name, sub))
     if not candidates:
         raise ReferenceDataError(
@@ -122,7 +144,7 @@ def find_tracks(ref_root, known_kinds):
         kind = config["track"]
         if kind not in known_kinds:
             raise ReferenceDataError(
-                "%s names the track %r; expected one of %s." % (label, kind, ", ".join(sorted(known_kinds)))
+                "%s names the track %s; expected one of %s." % (label, brief(kind), ", ".join(sorted(known_kinds)))
             )
         tracks.append(TrackDir(path, rel, kind, config))
     return tracks
@@ -153,17 +175,103 @@ def refuse_empty(res_root):
     raise SubmissionError("The submission is empty; the zip must hold the result files.")
 
 
-def refuse_links(res_root):
-    """Refuse any symbolic link in the submission before anything is read from it."""
-    for directory, dirnames, filenames in os.walk(res_root):
-        for name in sorted(dirnames + filenames):
-            full = os.path.join(directory, name)
-            if os.path.islink(full):
-                rel = os.path.relpath(full, res_root)
+#: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels).
+MAX_DEPTH = 64
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def refuse_unsafe_entries(res_root, ref_root):
+    """Before anything is opened: only folders and regular files in res/.
+
+    Symbolic links, named pipes (opening one blocks forever), sockets and devices are
+    refused, and so is a hard link to a file of ref/ (it would score the ground truth);
+    folders nest at most MAX_DEPTH levels. The tree is walked with a list, not by
+    recursion, so that no depth exhausts the interpreter's stack.
+    """
+    linked = []  # (relative path, (device, inode)) of regular files with several names
+    pending = [("", 0)]
+    while pending:
+        rel, depth = pending.pop()
+        for name in sorted(_list(res_root, rel)):
+            child = rel + "/" + name if rel else name
+            info = _lstat(res_root, child)
+            if stat.S_ISDIR(info.st_mode):
+                if depth + 1 > MAX_DEPTH:
+                    raise SubmissionError(
+                        "The submission nests folders more than %d levels deep (%s...); zip the result files "
+                        "at the top level or in the folders the phase expects." % (MAX_DEPTH, child[:120]))
+                pending.append((child, depth + 1))
+            elif stat.S_ISREG(info.st_mode):
+                if info.st_nlink > 1:
+                    linked.append((child, (info.st_dev, info.st_ino)))
+            elif stat.S_ISLNK(info.st_mode):
                 raise SubmissionError(
                     "The submission contains a symbolic link, %s; submit regular files only "
-                    "(links are refused so that nothing outside the submission is read)." % rel
-                )
+                    "(links are refused so that nothing outside the submission is read)." % child)
+            else:
+                kind = next((text for test, text in _KINDS if test(info.st_mode)), "not a regular file")
+                raise SubmissionError("The submission's %s is %s; submit regular files and folders only."
+                                      % (child, kind))
+    if linked:
+        reference = _file_ids(ref_root)
+        for child, key in linked:
+            if key in reference:
+                raise SubmissionError("The submission's %s is a hard link to a file of the reference data; "
+                                      "submit your own result files." % child)
+
+
+def _list(root, rel):
+    try:
+        return os.listdir(os.path.join(root, rel) if rel else root)
+    except OSError as exc:
+        raise SubmissionError("The submission's folder %s cannot be listed (%s)." % (rel or ".", exc.strerror))
+
+
+def _lstat(root, rel):
+    try:
+        return os.lstat(os.path.join(root, rel))
+    except OSError as exc:
+        raise SubmissionError("The submission's %s cannot be examined (%s); use shorter names and fewer "
+                              "nested folders." % (rel[:120], exc.strerror))
+
+
+def _file_ids(root):
+    """(device, inode) of every regular file under `root` (links followed only at the root)."""
+    ids = set()
+    pending = [os.path.realpath(root)]
+    while pending:
+        directory = pending.pop()
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                pending.append(path)
+            elif stat.S_ISREG(info.st_mode):
+                ids.add((info.st_dev, info.st_ino))
+    return ids
+
+
+def check_regular(path, shown, error):
+    """Refuse anything but a regular file (a FIFO would block the read forever, a device
+    never end), before opening it."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise error("%s cannot be read (%s)." % (shown, exc.strerror))
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a folder" if stat.S_ISDIR(info.st_mode) else next(
+            (text for test, text in _KINDS if test(info.st_mode)), "not a regular file")
+        raise error("%s is %s; expected a regular file." % (shown, kind))
+    return info
 
 
 class Submission(object):
@@ -173,6 +281,7 @@ class Submission(object):
         self.res_root = os.path.realpath(res_root)
         self.base = base  # absolute directory holding this track's files
         self.shown_prefix = shown_prefix  # how messages name the base, e.g. 'authentication/'
+        self.kind = None  # the kind of the track it is for, set by submission_for
 
     def path(self, *parts):
         """The absolute path of a file of this track, refused if it leaves res/."""
@@ -206,27 +315,11 @@ class Submission(object):
             return participant_entries(directory)
         return visible_entries(directory)
 
-    def find_anywhere(self, filename):
-        """Paths (relative to res/) of files with this name anywhere in the submission.
-
-        Used only to explain a missing file ("found it at a/b/x.csv: zip the files at
-        the top level").
-        """
-        found = []
-        for directory, dirnames, filenames in os.walk(self.res_root):
-            dirnames[:] = sorted(d for d in dirnames if not is_junk(d))
-            for name in filenames:
-                if name.lower() == filename.lower():
-                    found.append(os.path.relpath(os.path.join(directory, name), self.res_root))
-        return sorted(found)
-
     def missing(self, rel, expected_what):
-        """A SubmissionError for a missing file, pointing at a misplaced copy if any."""
-        filename = rel.split("/")[-1]
-        elsewhere = [p for p in self.find_anywhere(filename) if p.replace(os.sep, "/") != self.name(rel)]
-        hint = ""
-        if elsewhere:
-            hint = " (found %s: put the files at the top level of the zip, not inside folders)" % elsewhere[0]
+        """A SubmissionError for a missing file, with a hint to the fix (hints.py) if any."""
+        from . import hints
+
+        hint = hints.missing_file(self, rel, self.kind)
         return SubmissionError("The submission has no %s; expected %s%s." % (self.name(rel), expected_what, hint))
 
 
@@ -235,6 +328,12 @@ def submission_for(track, res_root, all_tracks, log):
     top-level folder of the submission when the participant zipped a folder."""
     if not os.path.isdir(res_root):
         raise SubmissionError("The submission is empty; the zip must hold the result files.")
+    submission = _submission_for(track, res_root, all_tracks, log)
+    submission.kind = track.kind
+    return submission
+
+
+def _submission_for(track, res_root, all_tracks, log):
     rel = track.rel
     primary = os.path.join(res_root, rel) if rel else res_root
     top = _single_top_folder(res_root)
@@ -250,9 +349,11 @@ def submission_for(track, res_root, all_tracks, log):
             base = os.path.join(res_root, top, rel) if rel else os.path.join(res_root, top)
             return Submission(res_root, base, top + "/" + (rel + "/" if rel else ""))
     if rel and not os.path.isdir(primary):
+        from . import hints
+
         raise SubmissionError(
-            "The submission has no folder %s/; this phase expects one folder per track (%s)."
-            % (rel, ", ".join(t.rel + "/" for t in all_tracks))
+            "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
+            % (rel, ", ".join(t.rel + "/" for t in all_tracks), hints.folder_case(res_root, rel))
         )
     return Submission(res_root, primary, rel + "/" if rel else "")
 

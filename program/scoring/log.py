@@ -2,6 +2,8 @@
 
 import sys
 
+from .errors import printable
+
 
 class Log(object):
     def __init__(self, stream=None):
@@ -15,6 +17,7 @@ class Log(object):
         self._emit("WARNING: " + message)
 
     def _emit(self, line):
+        line = printable(line)
         self.lines.append(line)
         self.stream.write(line + "\n")
         self.stream.flush()

@@ -57,13 +57,19 @@ def boolean():
     return Check("true or false", convert)
 
 
+def brief(value, limit=80):
+    """repr(value), cut to `limit` characters: a message quotes a value, never a whole structure."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def parse_options(config, spec, label):
     """Options of track.yaml checked against `spec`, defaults filled in."""
-    unknown = sorted(set(config) - set(spec) - set(["track"]))
+    unknown = sorted((k for k in config if k not in spec and k != "track"), key=str)
     if unknown:
         raise ReferenceDataError(
-            "%s has the unknown option %r; the options of this track are %s."
-            % (label, unknown[0], ", ".join(sorted(spec)))
+            "%s has the unknown option %s; the options of this track are %s."
+            % (label, brief(unknown[0]), ", ".join(sorted(spec)))
         )
     options = {}
     for name in sorted(spec):
@@ -74,7 +80,7 @@ def parse_options(config, spec, label):
         value = check.convert(config[name])
         if value is None:
             raise ReferenceDataError(
-                "%s sets %s to %r; expected %s." % (label, name, config[name], check.expected)
+                "%s sets %s to %s; expected %s." % (label, name, brief(config[name]), check.expected)
             )
         options[name] = value
     return options

@@ -46,25 +46,47 @@ def remove_stale_scores(output):
 
 
 def _write_atomically(path, data):
-    directory = os.path.dirname(path)
+    os.replace(_write_temporary(os.path.dirname(path), data), path)
+
+
+def write_scores(output, scores):
+    """scores.json and scores.txt, the same keys and numbers, both or neither: each is
+    written in full to a temporary file first (a full disk fails there, with no score file
+    in place), then both are renamed into place; if the second rename fails, the first
+    file is removed again."""
+    lines = ["%s: %s\n" % (key, format_score(value)) for key, value in scores.items()]
+    numbers = [(key, float(format_score(value))) for key, value in scores.items()]
+    payload = "{\n" + ",\n".join("  %s: %s" % (json.dumps(k), json.dumps(v)) for k, v in numbers) + "\n}\n"
+    contents = [("scores.json", payload.encode("utf-8")), ("scores.txt", "".join(lines).encode("utf-8"))]
+    temporaries = []
+    placed = []
+    try:
+        for name, data in contents:
+            temporaries.append((_write_temporary(output, data), os.path.join(output, name)))
+        for temporary, final in temporaries:
+            os.replace(temporary, final)
+            placed.append(final)
+    except BaseException:
+        for temporary, _ in temporaries:
+            if os.path.exists(temporary):
+                os.remove(temporary)
+        for final in placed:
+            os.remove(final)
+        raise
+
+
+def _write_temporary(directory, data):
+    """A new temporary file in `directory` holding `data`, flushed to the disk."""
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-        os.replace(temporary, path)
+            stream.flush()
+            os.fsync(stream.fileno())
     except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+        os.remove(temporary)
         raise
-
-
-def write_scores(output, scores):
-    """scores.json then scores.txt, each atomically; the same keys and numbers."""
-    lines = ["%s: %s\n" % (key, format_score(value)) for key, value in scores.items()]
-    numbers = [(key, float(format_score(value))) for key, value in scores.items()]
-    payload = "{\n" + ",\n".join("  %s: %s" % (json.dumps(k), json.dumps(v)) for k, v in numbers) + "\n}\n"
-    _write_atomically(os.path.join(output, "scores.json"), payload.encode("utf-8"))
-    _write_atomically(os.path.join(output, "scores.txt"), "".join(lines).encode("utf-8"))
+    return temporary
 
 
 def write_private(output, results):
@@ -351,7 +373,8 @@ def render_failure(status, sentence, log_lines):
     """The page of a refused run: the same sentence as the last line of stderr, first."""
     title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
     parts = [page_head("Detailed results: " + title), "<h1>Detailed results</h1>",
-             '<section class="card refused"><h2>%s</h2><p class="sentence">%s</p><p>%s</p></section>'
+             '<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
+             '<p>%s</p></section>'
              % (html.escape(title), html.escape(sentence), html.escape(advice))]
     if log_lines:
         parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))

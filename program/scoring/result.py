@@ -112,6 +112,8 @@ class TrackResult(object):
         value = float(value)
         if not math.isfinite(value):
             raise ValueError("score %s is %r; a track must define every score" % (key, value))
+        if key in self.scores:
+            raise ValueError("score %s is set twice; a track must write each key once" % key)
         self.scores[key] = value
 
     def section(self, title):

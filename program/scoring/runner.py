@@ -18,7 +18,29 @@ def prepare(input_dir, log):
         module = TRACKS[track.kind]
         options = parse_options(track.config, module.OPTIONS, track.ref_name("track.yaml"))
         prepared.append((track, module, options, prefix))
+    refuse_key_collisions(prepared)
     return prepared
+
+
+def refuse_key_collisions(prepared):
+    """Before scoring: every score key of the phase is written once. Names of subsets,
+    manuscripts and track folders become keys lower-cased with other characters as '_',
+    so Tasso-1 and Tasso_1, a subset 'balanced' (balanced_accuracy) or a manuscript
+    'fest2025' under protocol both would otherwise overwrite another score."""
+    owner = {}
+    for track, module, options, prefix in prepared:
+        for key in module.keys(track, options):
+            full = prefix + key
+            if full in owner:
+                first = owner[full]
+                where = ("twice by %s" % track.label) if first is track else (
+                    "by both %s and %s" % (first.label, track.label))
+                raise ReferenceDataError(
+                    "The score key %s would be written %s: names of subsets, manuscripts and track folders "
+                    "become keys in lower case with other characters as '_' (Tasso-1 and Tasso_1 are both "
+                    "tasso_1, a subset 'balanced' gives balanced_accuracy); rename one so that every key is "
+                    "distinct." % (full, where))
+            owner[full] = track
 
 
 def score_submission(input_dir, log):
@@ -26,7 +48,7 @@ def score_submission(input_dir, log):
     prepared = prepare(input_dir, log)
     res_root = os.path.join(input_dir, "res")
     if os.path.isdir(res_root):
-        layout.refuse_links(res_root)
+        layout.refuse_unsafe_entries(res_root, os.path.join(input_dir, "ref"))
     layout.refuse_empty(res_root)
     all_tracks = [p[0] for p in prepared]
     scores = []
@@ -42,12 +64,6 @@ def score_submission(input_dir, log):
         result.key_prefix = prefix
         result.private.extend(views.private_files(track, prefix, result))
         results.append(result)
-    keys = [k for k, _ in scores]
-    if len(set(keys)) != len(keys):
-        duplicated = sorted(set(k for k in keys if keys.count(k) > 1))
-        raise ReferenceDataError(
-            "Two tracks of this phase write the same score key %r; rename a track directory." % duplicated[0]
-        )
     return scores, results
 
 

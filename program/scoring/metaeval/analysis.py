@@ -196,11 +196,11 @@ def _methods(a, views):
     wins = a.tests[a.primary].better().sum(axis=1)
     a.wins = wins
     a.methods = OrderedDict([
-        ("aggregate then rank (mean over %s, the leaderboard)" % _strata_word(a), a.rank),
-        ("aggregate then rank (median over %s)" % _strata_word(a),
-         bootstrap.competition_ranks(np.median(per_task, axis=1) if per_task.size else np.zeros(len(views)))[0]),
-        ("rank then aggregate (mean rank over %s)" % _strata_word(a), bootstrap.competition_ranks(-mean_rank)[0]),
-        ("test-based (number of submissions significantly beaten)", bootstrap.competition_ranks(wins)[0]),
+        ("mean", a.rank),
+        ("median", bootstrap.competition_ranks(np.median(per_task, axis=1) if per_task.size
+                                               else np.zeros(len(views)))[0]),
+        ("mean rank", bootstrap.competition_ranks(-mean_rank)[0]),
+        ("tests", bootstrap.competition_ranks(wins)[0]),
     ])
     a.stability = [(name, agreement.kendall_tau_b(-a.rank, -ranks), agreement.rank_distance(-a.rank, -ranks))
                    for name, ranks in list(a.methods.items())[1:]]
@@ -210,8 +210,12 @@ def _methods(a, views):
     a.winners = [s for s in range(len(views)) if not better[leaders, s].any()]
 
 
-def _strata_word(a):
-    return "strata" if len(a.strata) != 1 else "the one stratum"
+METHODS = OrderedDict([
+    ("mean", "aggregate then rank: mean over strata (the leaderboard)"),
+    ("median", "aggregate then rank: median over strata"),
+    ("mean rank", "rank then aggregate: mean of the per-stratum ranks (their consensus)"),
+    ("tests", "test-based: number of submissions significantly beaten"),
+])
 
 
 def _protocols(a):

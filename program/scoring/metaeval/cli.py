@@ -171,7 +171,9 @@ def compare(args, names, progress=sys.stderr):
 def main(argv=None):
     args = parse(argv)
     status, _ = guarded(lambda: compare(args, submission_names(args)), args.debug,
-                        "Internal error in compare.py; please report it.")
+                        "Internal error in compare.py; please report it.",
+                        "compare.py ran out of memory while scoring or analysing the submissions; compare fewer "
+                        "submissions at a time, or run it on a machine with more memory.")
     if status:
         return status
     sys.stderr.write("Wrote ranking.csv, pairs.csv, ranks.csv and report.html in %s.\n" % args.out)

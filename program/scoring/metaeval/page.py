@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from . import charts
+from . import analysis, charts
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
 
@@ -128,6 +128,8 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;whi
 th{background:#f4f4f4;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-style:italic;white-space:normal}
 figure{margin:.6em 0;overflow-x:auto;max-width:100%}figcaption{font-size:.85em;color:#555}
+figure svg{max-width:100%;height:auto}
+.glance{list-style:none;padding:0}.glance li{margin:.3em 0}
 .card{border:1px solid #ccc;border-radius:6px;padding:.4em 1em;margin:.6em 0;background:#fafafa}
 nav ul{padding-left:1.2em}
 """
@@ -174,6 +176,25 @@ def _interval(value, low, high):
     return "%.4f [%.4f, %.4f]" % (value, low, high)
 
 
+def at_a_glance(analyses):
+    """The first lines of the page: per track, the leader's primary score and interval."""
+    items = []
+    for a in analyses:
+        if not a.ground_truth:
+            items.append("<li><strong>%s</strong>: no ground truth (ground-truth-free analysis only)</li>"
+                         % html.escape(a.label))
+            continue
+        leader = int(np.argsort(a.rank, kind="mergesort")[0])
+        low, high = a.intervals[a.primary]
+        beaten = int(a.tests[a.primary].better()[leader].sum())
+        items.append('<li><strong>%s</strong>: leader %s, <span data-primary="%s">%s %s</span>; significantly '
+                     'ahead of %d of %d others; could win: %d submission%s</li>' % (
+                         html.escape(a.label), html.escape(a.names[leader]), html.escape(a.primary),
+                         html.escape(a.primary), _interval(a.values[a.primary][leader], low[leader], high[leader]),
+                         beaten, len(a.names) - 1, len(a.winners), "" if len(a.winners) == 1 else "s"))
+    return '<ul class="glance">%s</ul>' % "".join(items)
+
+
 def summary(doc, analyses):
     doc.heading(2, "Summary", "summary")
     for a in analyses:
@@ -201,8 +222,7 @@ def summary(doc, analyses):
         doc.paragraph("Could be the winner (no leader is significantly better): %s. Share of bootstrap resamples "
                       "ranking %s first: %.1f%%." % (", ".join(a.names[s] for s in a.winners), a.names[leader],
                                                      100 * a.rank_frequency[leader][0]))
-        stable = "; ".join("%s: tau-b %s" % (name.split(" (")[0] + (" (median)" if "median" in name else ""),
-                                            shown(tau, 3)) for name, tau, _ in a.stability)
+        stable = "; ".join("%s: tau-b %s" % (analysis.METHODS[name], shown(tau, 3)) for name, tau, _ in a.stability)
         doc.paragraph("Stability of the ranking against other ranking methods (Kendall's tau-b with the "
                       "leaderboard, 1 = the same order): %s." % stable)
         doc.raw("</div>")
@@ -251,8 +271,9 @@ def _confidence(doc, a, anchor):
               "Ranked by %s" % a.primary)
     low, high = a.intervals[a.primary]
     names = ["%d. %s" % (a.rank[s], a.names[s]) for s in order]
-    doc.figure(charts.forest(names, a.values[a.primary][order], low[order], high[order], a.primary,
-                             "%s with 95%% intervals" % a.primary),
+    doc.figure(charts.forest(names, a.values[a.primary][order], low[order], high[order],
+                             "%s with 95%% intervals" % a.primary, a.primary,
+                             description="One row per submission: its score and 95% bootstrap interval."),
                "Interval chart: the dot is the score, the bar its 95% bootstrap interval.")
     doc.figure(charts.blob([a.names[s] for s in order], a.rank_frequency[order], a.rank_median[order],
                            a.rank_interval[0][order], a.rank_interval[1][order],
@@ -265,18 +286,18 @@ def _methods(doc, a, anchor):
     doc.heading(3, "Ranking methods and stability", anchor + "-methods")
     order = np.argsort(a.rank, kind="mergesort")
     methods = list(a.methods.items())
+    doc.paragraph("Ranking methods (after challengeR): %s." % "; ".join(
+        "%s = %s" % (name, text) for name, text in analysis.METHODS.items()))
     doc.table(["submission"] + [name for name, _ in methods] + ["P(rank 1)"],
               [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.rank_frequency[s][0])]
-               for s in order],
-              "Ranks of %s by each ranking method (challengeR's aggregate-then-rank, rank-then-aggregate and "
-              "test-based)" % a.primary)
+               for s in order], "Ranks of %s by each method; P(rank 1) over the bootstrap resamples" % a.primary)
     doc.table(["method", "Kendall tau-b with the leaderboard", "rank distance"],
               [[name, shown(tau, 3), "%g" % distance] for name, tau, distance in a.stability],
               "Rank distance: pairwise tie-aware (a pair ordered oppositely costs 1, a pair tied in one ranking "
               "only 0.5)")
     if len(a.strata) > 1:
         columns = ["submission"] + list(a.strata) + ["mean rank (consensus)"]
-        rows = [[a.names[s]] + [int(r) for r in a.task_ranks[s]] + [float(a.consensus[s])] for s in order]
+        rows = [[a.names[s]] + [int(r) for r in a.task_ranks[s]] + ["%.4g" % a.consensus[s]] for s in order]
         doc.table(columns, rows, "Per-stratum (task) ranks by %s and their consensus" % a.primary)
     doc.figure(charts.podium(a.names, order, a.task_values, a.strata, a.primary, "Podium: %s per stratum"
                              % a.primary),
@@ -399,7 +420,7 @@ def report_html(analyses, closing):
     head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<title>Meta-evaluation</title><style>%s</style></head><body>' % STYLE)
-    return "\n".join([head, "<h1>Meta-evaluation of the submissions</h1>",
+    return "\n".join([head, "<h1>Meta-evaluation of the submissions</h1>", at_a_glance(analyses),
                       "<nav><strong>Contents</strong><ul>%s</ul></nav>" % toc] + doc.parts + ["</body></html>\n"])
 
 

@@ -4,6 +4,7 @@ Turns the files of ref/ and res/ into canonical arrays aligned on the ground tru
 image order, or raises an error naming the file, the line and what was expected.
 """
 
+import io
 import os
 import struct
 import warnings
@@ -11,8 +12,11 @@ import zipfile
 
 import numpy as np
 
+from .. import memory
 from ..errors import ReferenceDataError, SubmissionError
-from .text import decode_lines, read_csv_table
+from ..layout import check_regular
+from ..memory import memory_guard
+from .text import csv_rows, decode_lines, floats, read_csv_table
 
 AUTHENTIC, IMITATION = 0, 1
 
@@ -193,21 +197,9 @@ def read_merged_labels(path, shown, subsets):
 # ---------------------------------------------------------------- distances
 
 
-def available_memory():
-    """Bytes of memory available to this process (MemAvailable), or None if unknown."""
-    try:
-        with open("/proc/meminfo") as stream:
-            for line in stream:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, IOError, ValueError):
-        pass
-    return None
-
-
 def check_memory(n, itemsize, shown):
     needed = n * n * itemsize
-    available = available_memory()
+    available = memory.available_memory()
     if available is not None and needed > available * 0.8:
         raise SubmissionError(
             "%s is a %d x %d matrix that needs %.1f GB of memory but the scoring machine has %.1f GB free; "
@@ -217,6 +209,9 @@ def check_memory(n, itemsize, shown):
 
 
 def read_distances_npz(path, shown):
+    """names and distances of an .npz, every size decided from the arrays' headers before
+    anything is decompressed: a few kilobytes may declare gigabytes."""
+    check_regular(path, shown, SubmissionError)
     try:
         archive = np.load(path, allow_pickle=False)
     except Exception:
@@ -228,28 +223,110 @@ def read_distances_npz(path, shown):
             raise SubmissionError("%s holds the arrays %s; expected 'names' and 'distances'."
                                   % (shown, ", ".join(sorted(members)) or "none"))
         try:
-            names = archive["names"]
-            if names.ndim != 1 or names.dtype.kind not in "US":
+            shape, _, dtype, member = _npy_header(archive, "names", shown)
+            if len(shape) != 1 or dtype.kind not in "US":
                 raise SubmissionError("%s: 'names' must be a 1-D array of strings (found %s of shape %s)."
-                                      % (shown, names.dtype, names.shape))
-            check_memory(names.shape[0], 8, shown)
-            distances = _read_stored_member(path, archive, "distances")
-            if distances is None:
-                distances = archive["distances"]
+                                      % (shown, dtype, shape))
+            n = shape[0]
+            if not memory.fits(n * dtype.itemsize):
+                raise SubmissionError("%s: 'names' declares %d strings of %d bytes, more than the memory the "
+                                      "scoring machine has; check the array." % (shown, n, dtype.itemsize))
+            _refuse_impossible_size(member, shape, dtype, shown, "names")
+            shape, _, dtype, member = _npy_header(archive, "distances", shown)
+            if dtype.kind not in "fiu":
+                raise SubmissionError("%s: 'distances' must hold numbers (found %s)." % (shown, dtype))
+            if len(shape) != 2 or shape[0] != shape[1]:
+                raise SubmissionError("%s: the distance matrix is %s; expected a square %d x %d matrix."
+                                      % (shown, " x ".join(str(s) for s in shape) or "a scalar", n, n))
+            if shape[0] != n:
+                raise SubmissionError("%s has %d names for a %d x %d matrix; expected one name per row."
+                                      % (shown, n, shape[0], shape[1]))
+            check_memory(n, max(8, dtype.itemsize), shown)
+            _refuse_impossible_size(member, shape, dtype, shown, "distances")
+            with memory_guard("%s: decoding its arrays needs more memory than the scoring machine has." % shown,
+                              SubmissionError):
+                names = archive["names"]
+                distances = _read_stored_member(path, archive, "distances")
+                if distances is None:
+                    distances = archive["distances"]
         except ValueError as exc:
             if "pickle" in str(exc) or "object" in str(exc).lower():
                 raise SubmissionError("%s holds object arrays; save names as strings and distances as floats "
                                       "(pickled objects are refused)." % shown)
             raise SubmissionError("%s: the array 'distances' cannot be read (%s); save it with numpy.savez."
                                   % (shown, exc))
-        except (IOError, OSError, EOFError, zipfile.BadZipfile) as exc:
+        except (IOError, OSError, EOFError, zipfile.BadZipfile, NotImplementedError, RuntimeError) as exc:
             raise SubmissionError("%s: an array cannot be read (%s); save it again with numpy.savez." % (shown, exc))
     names = [n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n) for n in names.tolist()]
-    if distances.dtype.kind not in "fiu":
-        raise SubmissionError("%s: 'distances' must hold numbers (found %s)." % (shown, distances.dtype))
+    where = lambda i, j: "distances[%d, %d]" % (i, j)  # noqa: E731
     if distances.dtype.kind != "f":
+        if distances.shape == (len(names), len(names)):
+            _refuse_beyond_exact(distances, names, shown, where)
         distances = distances.astype(np.float64)
-    return names, _checked_matrix(distances, names, shown, lambda i, j: "distances[%d, %d]" % (i, j))
+    distances = _checked_matrix(distances, names, shown, where)
+    _refuse_beyond_exact(distances, names, shown, where)
+    return names, distances
+
+
+#: numpy's own bound on a .npy header (numpy.lib.format, 1.24+): a real one is ~100 bytes.
+MAX_HEADER = 10000
+
+
+def _npy_header(archive, key, shown):
+    """(shape, fortran_order, dtype) of the member key.npy, from its first bytes only.
+
+    The header's length is bounded before it is read (a version 2 header may declare
+    4 GB) and parsed by numpy under a guard: a deeply nested header makes Python 3.7's
+    parser raise MemoryError, newer ones RecursionError.
+    """
+    try:
+        info = archive.zip.getinfo(key + ".npy")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise SubmissionError("%s: the array %r is compressed with method %d; save it with numpy.savez or "
+                                  "numpy.savez_compressed." % (shown, key, info.compress_type))
+        with archive.zip.open(info) as stream:
+            start = stream.read(8)
+            if len(start) < 8 or start[:6] != b"\x93NUMPY" or start[6] not in (1, 2):
+                raise SubmissionError("%s: the array %r is not a .npy array of format 1 or 2; save it with "
+                                      "numpy.savez." % (shown, key))
+            size_bytes = stream.read(2 if start[6] == 1 else 4)
+            length = struct.unpack("<H" if start[6] == 1 else "<I", size_bytes)[0] if len(size_bytes) in (2, 4) else 0
+            if not 0 < length <= MAX_HEADER:
+                raise SubmissionError("%s: the array %r declares a header of %d bytes; a .npy header is at most "
+                                      "%d." % (shown, key, length, MAX_HEADER))
+            header = stream.read(length)
+    except (KeyError, OSError, EOFError, zipfile.BadZipfile, NotImplementedError, RuntimeError) as exc:
+        raise SubmissionError("%s: an array cannot be read (%r: %s); save it again with numpy.savez."
+                              % (shown, key, exc))
+    parse = np.lib.format.read_array_header_1_0 if start[6] == 1 else np.lib.format.read_array_header_2_0
+    try:
+        shape, fortran_order, dtype = parse(io.BytesIO(size_bytes + header))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        raise SubmissionError("%s: the header of the array %r cannot be read (%s); save it with numpy.savez."
+                              % (shown, key, str(exc)[:100] or type(exc).__name__))
+    if dtype.hasobject:
+        raise SubmissionError("%s holds object arrays; save names as strings and distances as floats "
+                              "(pickled objects are refused)." % shown)
+    shape = tuple(shape)
+    return shape, fortran_order, dtype, (info, len(start) + len(size_bytes) + length)
+
+
+#: Deflate cannot expand its input more than about 1032 times.
+DEFLATE_RATIO = 1100
+
+
+def _refuse_impossible_size(member, shape, dtype, shown, key):
+    """The bytes that `shape` and `dtype` declare must be in the member: its uncompressed
+    size (from the zip's directory) and, for a deflated member, what its compressed size
+    can expand to. A few kilobytes never become the gigabytes a header declares."""
+    info, header = member
+    needed = header + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if info.file_size < needed or (info.compress_type == zipfile.ZIP_DEFLATED
+                                   and needed > info.compress_size * DEFLATE_RATIO):
+        raise SubmissionError("%s: the array %r declares %s values (%d bytes) but the archive holds %d bytes "
+                              "(%d compressed) for it; save it again with numpy.savez."
+                              % (shown, key, " x ".join(str(v) for v in shape), needed, info.file_size,
+                                 info.compress_size))
 
 
 def _read_stored_member(path, archive, key):
@@ -313,6 +390,24 @@ def _checked_matrix(distances, names, shown, where):
     return distances
 
 
+#: The largest distance accepted: up to 2^53 a float64 holds every integer exactly, beyond it
+#: neighbouring integers (9007199254740993 and ...992) would become equal, ties that were not submitted.
+LARGEST_DISTANCE = 2.0 ** 53
+
+
+def _refuse_beyond_exact(distances, names, shown, where):
+    """Integer distances are read as float64; any magnitude above 2^53 is refused."""
+    limit = int(LARGEST_DISTANCE) if distances.dtype.kind in "iu" else LARGEST_DISTANCE
+    if distances.size == 0 or (distances.max() <= limit and distances.min() >= -limit):
+        return  # two passes without a copy of the matrix
+    big = (distances > limit) | (distances < -limit)
+    if big.any():
+        i, j = (int(v) for v in np.argwhere(big)[0])
+        raise SubmissionError("%s %s (%s to %s) is %s, beyond 2^53 = 9007199254740992, where distances stop being "
+                              "exact (neighbouring integers become equal); scale the distances down."
+                              % (shown, where(i, j), names[i], names[j], distances[i, j]))
+
+
 def _first_not_finite(distances):
     """(row, column) of the first NaN or infinity, or None.
 
@@ -354,14 +449,13 @@ def read_distances_csv(path, shown):
     from the file (numpy 1.23+) or by numpy.fromstring per row. A failure is re-read row
     by row to name the first bad cell.
     """
-    import csv
-
+    check_regular(path, shown, SubmissionError)
     with open(path, "rb") as stream:
         head = stream.readline()
         header = decode_lines(head, shown)
         if not header:
             raise SubmissionError("%s is empty; expected a header row of file names." % shown)
-        cells = next(csv.reader([header[0]]))
+        cells = csv_rows(header[:1], shown, SubmissionError)[0][1]
         if len(cells) < 2:
             raise SubmissionError("%s line 1 should be the header ',name1,name2,...' (found %r); "
                                   "separate the cells with commas." % (shown, header[0][:60]))
@@ -394,7 +488,10 @@ def read_distances_csv(path, shown):
         if row != column:
             raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
                                   "the same names in the same order." % (shown, i + 2, row, i + 1, column))
-    return names, _checked_matrix(distances, names, shown, lambda i, j: "line %d, column %d" % (i + 2, j + 2))
+    where = lambda i, j: "line %d, column %d" % (i + 2, j + 2)  # noqa: E731
+    distances = _checked_matrix(distances, names, shown, where)
+    _refuse_beyond_exact(distances, names, shown, where)
+    return names, distances
 
 
 #: Bytes of rows converted at a time by the fixed-width path (its temporaries are a few
@@ -560,7 +657,7 @@ def _parse_rows(lines, n, row_names):
     for rest in values():
         if count >= n:
             raise ValueError("too many rows")
-        row = np.fromstring(rest, dtype=np.float64, sep=",")
+        row = floats(rest.split(","))  # float() per cell: '0.75abc' is an error, not 0.75
         if row.shape[0] != n:
             raise ValueError("bad row")
         distances[count] = row

@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from .. import hints
 from ..errors import ReferenceDataError, SubmissionError
 from .text import decimal_values, decode_lines, floats, read_bytes, strided_rows
 
@@ -279,15 +280,34 @@ def normalized(name):
     return "_".join(stem.lower().replace("-", " ").replace("_", " ").split())
 
 
+#: At most this many submitted names are compared in full with a missing one (the
+#: nearest in length): the "did you mean" search stays fast among 40,000 decoy names.
+NEAR_CANDIDATES = 200
+
+
+class NameIndex(object):
+    """The submitted file names by their normalized form, built once for every lookup."""
+
+    def __init__(self, available):
+        self.by_key = {}
+        for name in available:
+            self.by_key.setdefault(normalized(name), name)
+
+    def near(self, expected):
+        """The submitted file most likely meant for `expected`, or None."""
+        target = normalized(expected)
+        if target in self.by_key:
+            return self.by_key[target]
+        # difflib's ratio 2M/(a+b) reaches 0.8 only if the shorter is at least 2/3 of the longer.
+        keys = [k for k in self.by_key if 3 * min(len(k), len(target)) >= 2 * max(len(k), len(target))]
+        keys = sorted(keys, key=lambda k: (abs(len(k) - len(target)), k))[:NEAR_CANDIDATES]
+        close = difflib.get_close_matches(target, keys, n=1, cutoff=0.8)
+        return self.by_key[close[0]] if close else None
+
+
 def near_name(expected, available):
     """The submitted file most likely meant for `expected`, or None."""
-    target = normalized(expected)
-    same = [name for name in available if normalized(name) == target]
-    if same:
-        return same[0]
-    by_key = dict((normalized(name), name) for name in available)
-    close = difflib.get_close_matches(target, sorted(by_key), n=1, cutoff=0.8)
-    return by_key[close[0]] if close else None
+    return NameIndex(available).near(expected)
 
 
 def check_files(submission, categories, log):
@@ -301,14 +321,14 @@ def check_files(submission, categories, log):
         more = ""
         if len(absent) > 1:
             more = " (%d category files are missing in all, e.g. %s)" % (len(absent), ", ".join(absent[:3]))
+        index = NameIndex(unused)
         for name in absent:
-            guess = near_name(name, unused)
+            guess = index.near(name)
             if guess is not None:
                 raise SubmissionError("The submission has no %s; did you mean %s? Name each file exactly as its "
                                       "category%s." % (submission.name(name), submission.name(guess), more))
-        error = submission.missing(absent[0], "one <Category>.txt per category, e.g. %s, with lines "
-                                   "'<image id> <confidence>'" % expected[0])
-        raise SubmissionError(error.sentence[:-1] + more + ".")
+        raise submission.missing(absent[0], "one <Category>.txt per category, e.g. %s, with lines "
+                                 "'<image id> <confidence>'%s" % (expected[0], more))
     extra = [e for e in entries if e not in wanted and e.lower().endswith(".txt")]
     if extra:
         log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
@@ -384,9 +404,12 @@ def _match_by_dictionary(ids, lines, shown, category):
                         dtype=np.int64)
     except KeyError:
         i = next(i for i, image in enumerate(ids) if image not in position)
-        raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; "
-                              "list only the images of the test set." % (shown, line_number(lines, i), ids[i],
-                                                                       len(category.ids), category.name))
+        fix = "list only the images of the test set."
+        near = hints.near_image(ids[i], category.ids)
+        if near is not None:
+            fix = "did you mean %s? Write each image id as the test set does, with its extension." % near
+        raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; %s"
+                              % (shown, line_number(lines, i), ids[i], len(category.ids), category.name, fix))
 
 
 _PRIME = np.uint64(1099511628211)

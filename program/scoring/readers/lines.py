@@ -11,7 +11,10 @@ import os
 import numpy as np
 from PIL import Image
 
+from .. import memory
 from ..errors import ReferenceDataError, SubmissionError
+from ..layout import check_regular
+from ..memory import memory_guard
 
 EXTENSIONS = (".png", ".tif", ".tiff", ".bmp")
 JPEG = (".jpg", ".jpeg", ".jpe", ".jfif")
@@ -31,8 +34,8 @@ class Prediction(object):
     """A decoded prediction: colour keys (0 background) and notes for the fest2025 protocol.
 
     transparent_colour: some transparent pixels are not black (the official script, which
-    ignores alpha, would see them as lines); sixteen_bit: a 16-bit or 32-bit grey image
-    (the official script reduces it to 8 bits).
+    ignores alpha and tRNS, would see them as lines); sixteen_bit: a 16-bit or 32-bit grey
+    image, or 16 bits per colour channel (the official script reduces it to 8 bits).
     """
 
     def __init__(self, colours, transparent_colour=False, sixteen_bit=False):
@@ -78,39 +81,136 @@ def ground_truth_pages(track):
     return out
 
 
+#: Bytes a decoded page may take per pixel: Pillow's image, the colour keys, the labels
+#: of the components and the overlap table's work arrays (measured: about 40).
+BYTES_PER_PIXEL = 48
+
+
+def image_format(head):
+    """The format that an image's first bytes announce: PNG, TIFF, BMP, JPEG or None."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "PNG"
+    if head[:4] in (b"II*\x00", b"MM\x00*"):
+        return "TIFF"
+    if head[:2] == b"BM":
+        return "BMP"
+    if head[:3] == b"\xff\xd8\xff":
+        return "JPEG"
+    return None
+
+
 def _open(path, shown, error, shape=None):
-    """Open an image, check its size against `shape` (height, width) from the header
-    alone, then decode it: an image claiming a huge size is refused before decoding."""
+    """Open an image whose first bytes say PNG, TIFF or BMP (whatever its name says), and
+    check its size from the header alone: against `shape` (height, width) and against the
+    memory left. Nothing is decoded: a file that Pillow would recognise as another format
+    (an ICO holding a huge PNG is decoded inside Image.open) never reaches Pillow."""
+    check_regular(path, shown, error)
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(16)
+    except (OSError, IOError) as exc:
+        raise error("%s cannot be read (%s)." % (shown, exc.strerror or exc))
+    kind = image_format(head)
+    if kind == "JPEG":
+        raise error("%s is a JPEG image (whatever its name says); JPEG is refused because its lossy compression "
+                    "changes colours and splits lines: save the map as PNG, TIFF or BMP." % shown)
+    if kind is None:
+        raise error("%s cannot be read as an image: its first bytes (%r) are not those of a PNG, TIFF or BMP "
+                    "file; save it as .png, .tif, .tiff or .bmp." % (shown, head[:8]))
     try:
         image = Image.open(path)
     except Exception as exc:  # Pillow raises many types for a broken or unknown file
         raise _unreadable(shown, exc, error, path)
-    if image.format in ("JPEG", "MPO"):
-        raise error("%s is a JPEG image (whatever its name says); JPEG is refused because its lossy compression "
-                    "changes colours and splits lines: save the map as PNG, TIFF or BMP." % shown)
-    if shape is not None:
-        width, height = image.size
-        if (height, width) != tuple(shape):
-            raise error("%s is %dx%d pixels but the ground-truth page is %dx%d (width x height); "
-                        "predict at the size of the page." % (shown, width, height, shape[1], shape[0]))
-    try:
-        image.load()
-    except Exception as exc:
-        raise _unreadable(shown, exc, error, path)
+    if image.format != kind:
+        raise _unreadable(shown, "read as %s" % image.format, error, path)
+    width, height = image.size
+    if shape is not None and (height, width) != tuple(shape):
+        raise error("%s is %dx%d pixels but the ground-truth page is %dx%d (width x height); "
+                    "predict at the size of the page." % (shown, width, height, shape[1], shape[0]))
+    if not memory.fits(width * height * BYTES_PER_PIXEL):
+        raise error("%s is %dx%d pixels, more than the memory the scoring machine has left can decode; "
+                    "check its size." % (shown, width, height))
     return image
 
 
-def _unreadable(shown, exc, error, path):
+def _load(image, shown, error):
+    try:
+        with memory_guard("%s: decoding it needs more memory than the scoring machine has." % shown, error):
+            image.load()
+    except error:
+        raise
+    except Exception as exc:
+        raise _unreadable(shown, exc, error, getattr(image, "filename", None))
+    return image
+
+
+def _unreadable(shown, exc, error, path=None):
     """Pillow's message names the file by its path on the scoring machine: shown instead."""
-    reason = (str(exc).strip() or type(exc).__name__).replace("'%s'" % path, shown).replace(path, shown)
+    reason = str(exc).strip() or type(exc).__name__
+    if path:
+        reason = reason.replace("'%s'" % path, shown).replace(path, shown)
     return error("%s cannot be read as an image (%s); save it as an uncompressed or PNG-compressed "
                  "image (.png, .tif, .tiff or .bmp)." % (shown, reason))
 
 
-def read_ground_truth(track, page):
-    """The ground-truth mask of a page: nonzero pixels (any channel) are text-line pixels."""
+def _sixteen_bit_rawmode(image):
+    """The raw mode of a 16-bit-per-channel colour image not yet decoded (Pillow decodes
+    it to 8 bits a channel, the high bytes), or None."""
+    if image.mode not in ("RGB", "RGBA") or len(image.tile) != 1:
+        return None
+    args = image.tile[0][3]
+    rawmode = args if isinstance(args, str) else (args[0] if args and isinstance(args[0], str) else None)
+    if rawmode in ("RGB;16B", "RGB;16L", "RGBA;16B", "RGBA;16L"):
+        return rawmode
+    return None
+
+
+def _low_bytes(path, rawmode, shown, error):
+    """The low bytes of each 16-bit sample: the same file decoded with the other byte
+    order, so that Pillow's 8-bit reduction keeps the byte it otherwise drops."""
+    other = rawmode[:-1] + ("L" if rawmode.endswith("B") else "B")
+    image = Image.open(path)
+    tile = image.tile[0]
+    args = other if isinstance(tile[3], str) else (other,) + tuple(tile[3][1:])
+    image.tile = [(tile[0], tile[1], tile[2], args)]
+    return np.asarray(_load(image, shown, error))
+
+
+def palette_size(image):
+    """Colours in a palette image's palette, read before decoding (Pillow pads it later)."""
+    palette = image.palette
+    if palette is None or not palette.palette:
+        return 256
+    rawmode = (palette.rawmode or palette.mode or "RGB").split(";")[0]
+    return len(palette.palette) // max(1, len(rawmode))
+
+
+def official_grey(image):
+    """The ground truth as the official FEST script reads it, OpenCV's 8-bit greyscale
+    (cv2.imread(path, 0)): 16-bit samples reduced to their high byte, colour converted by
+    cv2.cvtColor's fixed-point rule Y = (4899 R + 9617 G + 1868 B + 8192) >> 14 (0.299,
+    0.587, 0.114 in 14-bit fixed point, rounded), alpha dropped."""
+    mode = image.mode
+    if mode in ("I;16", "I;16B", "I;16L", "I"):
+        return (np.asarray(image).astype(np.int64) >> 8).clip(0, 255).astype(np.uint8)
+    if mode in ("1", "L"):
+        return np.asarray(image.convert("L"))
+    if mode == "LA":
+        return np.asarray(image)[..., 0]
+    rgb = np.asarray(image if mode == "RGB" else image.convert("RGB")).astype(np.uint32)
+    return ((rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14).astype(np.uint8)
+
+
+def read_ground_truth(track, page, official=False):
+    """The ground-truth mask of a page: nonzero pixels (any channel) are text-line pixels.
+
+    official: also the mask as the official FEST script reads it (nonzero in OpenCV's
+    8-bit grey, official_grey); the result is then (mask, official mask).
+    """
     shown = track.ref_name(page.manuscript, page.filename)
-    image = _open(os.path.join(track.path, page.manuscript, page.filename), shown, ReferenceDataError)
+    image = _load(_open(os.path.join(track.path, page.manuscript, page.filename), shown, ReferenceDataError),
+                  shown, ReferenceDataError)
+    grey = official_grey(image) != 0 if official else None
     if image.mode == "P":
         image = image.convert("RGB")
     if image.mode not in ("1", "L", "LA", "RGB", "RGBA", "I;16", "I;16B", "I;16L", "I", "F"):
@@ -119,8 +219,10 @@ def read_ground_truth(track, page):
     if array.ndim == 3:
         channels = array.shape[2]
         array = array[..., :3] if channels >= 3 else array[..., :1]
-        return array.any(axis=2)
-    return array != 0
+        mask = array.any(axis=2)
+    else:
+        mask = array != 0
+    return (mask, grey) if official else mask
 
 
 def find_prediction(submission, page):
@@ -152,18 +254,38 @@ def find_prediction(submission, page):
 def read_prediction(submission, page, filename, shape):
     """Decode a page's prediction into colour keys, refusing a size other than the ground truth's."""
     shown = submission.name(page.manuscript, filename)
-    image = _open(submission.path(page.manuscript, filename), shown, SubmissionError, shape)
-    return decode_instance_map(image, shown)
+    path = submission.path(page.manuscript, filename)
+    image = _open(path, shown, SubmissionError, shape)
+    colours = palette_size(image) if image.mode == "P" else None
+    rawmode = _sixteen_bit_rawmode(image)
+    _load(image, shown, SubmissionError)
+    low = _low_bytes(path, rawmode, shown, SubmissionError) if rawmode else None
+    return decode_instance_map(image, shown, colours, low)
 
 
-def decode_instance_map(image, shown):
-    """Colour keys of an instance map: RGB/RGBA colours, grey labels or a binary mask."""
+def decode_instance_map(image, shown, palette_colours=None, low=None):
+    """Colour keys of an instance map: RGB/RGBA colours, grey labels or a binary mask.
+
+    palette_colours: the size of a palette image's palette (from palette_size before
+    decoding); an index beyond it is refused, as PNG forbids it and Pillow versions read
+    it differently. low: the low bytes of a 16-bit-per-channel colour image, whose colours
+    are then kept exact (R << 32 | G << 16 | B of the 16-bit samples).
+    PNG transparency (tRNS) counts: a pixel of the transparent colour or grey is background.
+    """
     mode = image.mode
     transparent_colour = False
+    transparency = image.info.get("transparency")
     if mode == "P":
-        transparency = image.info.get("transparency")
+        if palette_colours is not None:
+            indices = np.asarray(image)
+            largest = int(indices.max()) if indices.size else 0
+            if largest >= palette_colours:
+                raise SubmissionError("%s uses the palette index %d but its palette has %d colours; save it with "
+                                      "every pixel's colour in the palette (or as RGB)." % (shown, largest,
+                                                                                           palette_colours))
         image = image.convert("RGBA" if transparency is not None else "RGB")
         mode = image.mode
+        transparency = None
     elif mode in ("PA", "RGBX", "RGBa"):
         image = image.convert("RGBA")
         mode = image.mode
@@ -172,8 +294,8 @@ def decode_instance_map(image, shown):
     if mode in ("L", "LA"):
         array = np.asarray(image)
         grey = (array[..., 0] if array.ndim == 3 else array).astype(np.uint32)
-        if mode == "LA":
-            transparent = array[..., 1] == 0
+        transparent = array[..., 1] == 0 if mode == "LA" else _transparent_value(grey, transparency)
+        if transparent is not None:
             transparent_colour = bool(np.any(transparent & (grey != 0)))
             grey[transparent] = 0
         return Prediction(grey * 0x010101, transparent_colour)
@@ -182,15 +304,39 @@ def decode_instance_map(image, shown):
         if array.min() < 0:
             raise SubmissionError("%s holds negative labels; a grey label image uses 0 for the background and "
                                   "positive numbers for lines." % shown)
-        return Prediction(array, sixteen_bit=True)
+        transparent = _transparent_value(array, transparency)
+        if transparent is not None:
+            transparent_colour = bool(np.any(transparent & (array != 0)))
+            array[transparent] = 0
+        return Prediction(array, transparent_colour, sixteen_bit=True)
     if mode in ("RGB", "RGBA"):
         array = np.asarray(image)
-        rgb = array[..., :3].astype(np.uint32)
-        colours = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
-        if mode == "RGBA":
-            transparent = array[..., 3] == 0
+        if low is not None:
+            rgb = (array[..., :3].astype(np.int64) << 8) | low[..., :3]
+            colours = (rgb[..., 0] << 32) | (rgb[..., 1] << 16) | rgb[..., 2]
+            alpha = (array[..., 3].astype(np.int64) << 8 | low[..., 3]) if mode == "RGBA" else None
+        else:
+            rgb = array[..., :3].astype(np.uint32)
+            colours = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+            alpha = array[..., 3] if mode == "RGBA" else None
+        if alpha is not None:
+            transparent = alpha == 0
+        elif isinstance(transparency, tuple) and len(transparency) == 3:
+            r, g, b = (int(v) for v in transparency)
+            key = (r << 32 | g << 16 | b) if low is not None else ((r & 255) << 16 | (g & 255) << 8 | (b & 255))
+            transparent = colours == key if max(r, g, b) < (65536 if low is not None else 256) else None
+        else:
+            transparent = None
+        if transparent is not None:
             transparent_colour = bool(np.any(transparent & (colours != 0)))
             colours[transparent] = 0
-        return Prediction(colours, transparent_colour)
+        return Prediction(colours, transparent_colour, sixteen_bit=low is not None)
     raise SubmissionError("%s has the image mode %s; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
                           "label image or a binary mask." % (shown, mode))
+
+
+def _transparent_value(values, transparency):
+    """Where a grey image has its tRNS grey value (PNG transparency), or None."""
+    if isinstance(transparency, int) and not isinstance(transparency, bool):
+        return values == transparency
+    return None

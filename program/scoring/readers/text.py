@@ -7,6 +7,12 @@ import csv
 import numpy as np
 
 from ..errors import SubmissionError
+from ..layout import check_regular
+from ..memory import memory_guard
+
+#: The csv module's own limit on a field's length (its default), kept as is: no name or
+#: label comes near it, and a field beyond it is refused in a sentence naming its line.
+FIELD_LIMIT = 131072
 
 
 def decode_lines(data, shown_name, error=SubmissionError):
@@ -31,11 +37,42 @@ def decode_lines(data, shown_name, error=SubmissionError):
 
 
 def read_bytes(path, shown_name, error=SubmissionError):
+    """The bytes of a regular file (anything else is refused before it is opened)."""
+    check_regular(path, shown_name, error)
     try:
-        with open(path, "rb") as stream:
-            return stream.read()
+        with memory_guard("%s is larger than the memory the scoring machine has left." % shown_name, error):
+            with open(path, "rb") as stream:
+                return stream.read()
     except (OSError, IOError) as exc:
         raise error("%s cannot be read (%s)." % (shown_name, exc.strerror or exc))
+
+
+def csv_rows(lines, shown_name, error):
+    """[(line number, cells)] of CSV lines, one record per line.
+
+    A quoted field may not run over a line's end (an unmatched quote would swallow the
+    lines after it into one field) and no field may exceed FIELD_LIMIT characters; either
+    is refused naming the line where the record starts.
+    """
+    reader = csv.reader(lines)
+    rows = []
+    previous = 0
+    unclosed = ("%s line %d opens a quoted field that the line does not close; remove the stray double quote "
+                "or close it on the same line.")
+    try:
+        for cells in reader:
+            if reader.line_num != previous + 1:
+                raise error(unclosed % (shown_name, previous + 1))
+            previous = reader.line_num
+            rows.append((previous, cells))
+    except csv.Error as exc:
+        if reader.line_num > previous + 1:
+            raise error(unclosed % (shown_name, previous + 1))
+        if "field limit" in str(exc):
+            raise error("%s line %d holds a field longer than %d characters; expected short names and labels."
+                        % (shown_name, previous + 1, FIELD_LIMIT))
+        raise error("%s line %d is not valid CSV (%s)." % (shown_name, previous + 1, exc))
+    return rows
 
 
 def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError):
@@ -50,7 +87,7 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
         raise error("%s is empty; expected a header line '%s' and one line per image."
                     % (shown_name, ",".join(columns)))
     header_line = lines[0]
-    rows = list(csv.reader(lines))
+    rows = [cells for _, cells in csv_rows(lines, shown_name, error)]
     header = [cell.strip().lower() for cell in rows[0]]
     if len(header) == 1:
         for separator, name in ((";", "semicolons"), ("\t", "tabs")):

@@ -10,11 +10,13 @@ import io
 import multiprocessing
 import os
 import traceback
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
 from .. import options as opt
-from ..errors import ScoringError
+from ..errors import ScoringError, SubmissionError
 from ..itemview import ItemView, Ratio, Score, leaderboard
 from ..layout import key_name
 from ..metrics import segmentation as seg
@@ -77,9 +79,7 @@ def score(track, submission, options, log):
     wanted = [p for p, _ in chosen]
     per_page = dict((p, []) for p in wanted)  # protocol -> [(page, metrics)]
     maps = []
-    if "fest2025" in wanted and options["connectivity"] != 8:
-        note = ("connectivity is 4: fest2025 then splits ground-truth lines that the official script, which "
-                "uses 8-connected components, keeps whole.")
+    for note in fest2025_option_notes(options) if "fest2025" in wanted else []:
         log.warn(note)
         result.warnings.append(note)
     pages_by_manuscript = reader.ground_truth_pages(track)
@@ -104,6 +104,19 @@ def score(track, submission, options, log):
     return result
 
 
+def fest2025_option_notes(options):
+    """Where track.yaml asks fest2025 for something the official script does not do."""
+    notes = []
+    if options["connectivity"] != 8:
+        notes.append("connectivity is 4: fest2025 then splits ground-truth lines that the official script, which "
+                     "uses 8-connected components, keeps whole.")
+    for name in ("threshold", "match_threshold"):
+        if options[name] != OPTIONS[name][0]:
+            notes.append("%s is %g: fest2025 applies it, whereas the official script hard-codes %g, so its numbers "
+                         "differ from the official leaderboard's." % (name, options[name], OPTIONS[name][0]))
+    return notes
+
+
 def prediction_file(submission, page):
     filename = reader.find_prediction(submission, page)
     if filename is None:
@@ -119,8 +132,9 @@ def map_pages(function, jobs):
     Pages are independent and each takes a fraction of a second, so processes pay off;
     results (and the first error, in page order) are the same as in one process.
     A worker returns its error instead of raising it, so that every page's result is
-    read before the pool ends: terminating a pool while a worker still writes a large
-    result (an error map) into the pipe deadlocks multiprocessing.Pool.
+    read before the pool ends. A worker killed from outside (the out-of-memory killer)
+    breaks the pool, which concurrent.futures reports at once (multiprocessing.Pool would
+    wait for its result forever).
     """
     try:
         workers = len(os.sched_getaffinity(0))
@@ -129,10 +143,12 @@ def map_pages(function, jobs):
     workers = min(workers, 4, len(jobs))
     if workers < 2 or len(jobs) < 4 or "fork" not in multiprocessing.get_all_start_methods():
         return [function(job) for job in jobs]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        outcomes = list(pool.imap(functools.partial(_outcome, function), jobs, chunksize=1))
-        pool.close()
-        pool.join()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            outcomes = list(pool.map(functools.partial(_outcome, function), jobs))
+    except BrokenProcessPool:
+        raise SubmissionError("A page worker was killed by the system while decoding or scoring a page (most "
+                              "likely for lack of memory); check the size of the prediction images.")
     for failed, value in outcomes:
         if failed:
             raise value
@@ -164,7 +180,10 @@ def _page_job(job):
 def score_page(track, submission, page, options, wanted):
     """The metrics of one page under each wanted protocol, its error-map classes, notes and
     packed predicted foreground."""
-    gt_mask = reader.read_ground_truth(track, page)
+    official = "fest2025" in wanted
+    gt_mask = reader.read_ground_truth(track, page, official)
+    if official:
+        gt_mask, official_mask = gt_mask
     filename = prediction_file(submission, page)
     prediction = reader.read_prediction(submission, page, filename, gt_mask.shape)
     connectivity = options["connectivity"]
@@ -174,12 +193,24 @@ def score_page(track, submission, page, options, wanted):
     standard = seg.standard_page(shared, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
     notes = []
-    if "fest2025" in wanted:
-        out["fest2025"], notes = fest2025(shared, prediction, predicted, options,
-                                          submission.name(page.manuscript, filename))
+    lines_read = {"standard": gt}
+    if official:
+        official_shared = shared
+        lines_read["fest2025"] = gt
+        dropped = int(np.count_nonzero(gt_mask & ~official_mask))
+        if dropped:
+            # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
+            lines_read["fest2025"] = seg.lines_of(official_mask, connectivity)
+            official_shared = seg.overlap(lines_read["fest2025"], predicted)
+            notes.append("%s has %d line pixels that OpenCV's 8-bit grey conversion, which the official script "
+                         "uses, turns black (dark colours, or 16-bit values below 256); fest2025 leaves them out "
+                         "as the official script does." % (track.ref_name(page.manuscript, page.filename), dropped))
+        out["fest2025"], more = fest2025(official_shared, prediction, predicted, options,
+                                         submission.name(page.manuscript, filename))
+        notes += more
     foreground = prediction.foreground
     # The map shows the outcomes that the per-page table counts: the primary protocol's.
-    classes = seg.error_map(gt, predicted, out[wanted[0]])
+    classes = seg.error_map(lines_read[wanted[0]], predicted, out[wanted[0]])
     # The foreground kept packed (1 bit a pixel) so that compare.py never decodes a page twice.
     return out, classes, notes, seg.pack_mask(foreground)
 
@@ -199,7 +230,7 @@ def fest2025(shared, prediction, predicted, options, shown):
         notes.append("%s has transparent pixels that are not black: they are background here, but the "
                      "official script ignores transparency and would count them as lines." % shown)
     if prediction.sixteen_bit:
-        notes.append("%s is a 16-bit grey label image: fest2025 ranks its labels, whereas the official "
+        notes.append("%s is a 16-bit image: fest2025 ranks its labels or colours, whereas the official "
                      "script would read it reduced to 8 bits." % shown)
     return metrics, notes
 

@@ -1,0 +1,31 @@
+"""Hints of a phase with several tracks (the corpus of tests/malformed.py holds one track
+per phase and covers the other hints of scoring/hints.py)."""
+
+import os
+import shutil
+
+from conftest import assert_clean_failure, run_scorer
+from malformed import SAMPLE
+
+
+def test_track_folder_with_another_case(tmp_path):
+    for side in ("ref", "res"):
+        for track in ("authentication", "events"):
+            shutil.copytree(os.path.join(SAMPLE, side, track), str(tmp_path / side / track))
+    os.rename(str(tmp_path / "res" / "events"), str(tmp_path / "res" / "Events"))
+    run = run_scorer(tmp_path, tmp_path / "out")
+    assert_clean_failure(run, 1)
+    assert run.last_line == (
+        "Submission error: The submission has no folder events/; this phase expects one folder per track "
+        "(authentication/, events/) (found Events/: folder names are case-sensitive, rename it events/).")
+
+
+def test_no_hint_when_nothing_points_to_a_fix(tmp_path):
+    for side in ("ref", "res"):
+        shutil.copytree(os.path.join(SAMPLE, side, "events"), str(tmp_path / side / "events"))
+    os.remove(str(tmp_path / "res" / "events" / "Ati_Atihan.txt"))
+    run = run_scorer(tmp_path, tmp_path / "out")
+    assert_clean_failure(run, 1)
+    assert run.last_line == (
+        "Submission error: The submission has no events/Ati_Atihan.txt; expected one <Category>.txt per category, "
+        "e.g. Ati_Atihan.txt, with lines '<image id> <confidence>'.")

@@ -1,0 +1,751 @@
+"""Hostile and odd input, as an attacker would submit it (issue 12): every case ends in a
+score computed by the definitions or in one sentence naming the file (exit 1 for the
+submission, 2 for the reference data); never a traceback, a hang, a blow-up, a score
+left behind, or a file read from outside the submission.
+
+Cases that could hang or blow up run evaluate.py in a subprocess with a timeout and,
+for blow-ups, an address-space limit (RLIMIT_AS) well below what the attack needs.
+"""
+
+import io
+import os
+import shutil
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import zipfile
+import zlib
+
+import numpy as np
+import pytest
+from conftest import PROGRAM, Run, assert_clean_failure
+from malformed import SAMPLE
+from PIL import Image
+
+from scoring import memory, report
+from scoring.errors import ReferenceDataError, SubmissionError, printable
+from scoring.log import Log
+from scoring.runner import score_submission
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - Linux only
+    resource = None
+
+#: The address-space limit of the blow-up cases: the scoring program with numpy, scipy and
+#: Pillow loaded and a sample page decoded fits in it; the attacks need several times more.
+ADDRESS_SPACE = 1536 * 1024 * 1024
+
+
+def make_phase(tmp_path, track, yaml=None, name="phase"):
+    root = tmp_path / name
+    for side in ("ref", "res"):
+        shutil.copytree(os.path.join(SAMPLE, side, track), str(root / side / track))
+    if yaml is not None:
+        (root / "ref" / track / "track.yaml").write_text(yaml)
+    return root
+
+
+def score(root):
+    return score_submission(str(root), Log(io.StringIO()))
+
+
+def refused(root, error, *fragments):
+    with pytest.raises(error) as raised:
+        score(root)
+    sentence = raised.value.sentence
+    assert "\n" not in sentence
+    for fragment in fragments:
+        assert fragment in sentence, (fragment, sentence)
+    return sentence
+
+
+def run_limited(root, timeout=60, address_space=None):
+    """evaluate.py on root in a subprocess, killed after `timeout` s, optionally under RLIMIT_AS."""
+    def limit():
+        if address_space is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
+    out = str(root / "out")
+    completed = subprocess.run([sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(root), out],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                               timeout=timeout, preexec_fn=limit)
+    return Run(completed, out)
+
+
+def bind_here(server, path):
+    """Bind a Unix socket at `path` by its name alone (a socket's path is limited to 107 bytes)."""
+    here = os.getcwd()
+    os.chdir(os.path.dirname(path))
+    try:
+        server.bind(os.path.basename(path))
+    finally:
+        os.chdir(here)
+
+
+def res(root, track, *parts):
+    return str(root.joinpath("res", track, *parts))
+
+
+def ref(root, track, *parts):
+    return str(root.joinpath("ref", track, *parts))
+
+
+# ------------------------------------------------------------ crashes: the csv module's field limit
+
+
+def test_stray_quote_early_in_a_large_labels_file(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    path = res(root, "authentication", "Yaqut_labels.csv")
+    with open(path) as stream:
+        lines = stream.read().splitlines()
+    lines[2] = lines[2].replace(",", ',"', 1)
+    lines += ["filler_%06d.jpg,0" % i for i in range(20000)]  # 400 KB after the quote
+    with open(path, "w") as stream:
+        stream.write("\n".join(lines) + "\n")
+    refused(root, SubmissionError, "Yaqut_labels.csv line 3 opens a quoted field that the line does not close")
+
+
+def test_a_200000_character_name_in_labels_and_in_a_distance_header(tmp_path):
+    long_name = "x" * 200000
+    root = make_phase(tmp_path, "authentication")
+    with open(res(root, "authentication", "Yaqut_labels.csv"), "a") as stream:
+        stream.write("%s,0\n" % long_name)
+    sentence = refused(root, SubmissionError, "Yaqut_labels.csv line", "longer than 131072 characters")
+    assert len(sentence) < 1000
+    root = make_phase(tmp_path, "authentication", name="b")
+    path = res(root, "authentication", "Pizan_distances.csv")
+    with open(path) as stream:
+        text = stream.read()
+    with open(path, "w") as stream:
+        stream.write(text.replace(",", "," + long_name + ",", 1).replace(long_name + ",", long_name, 1))
+    refused(root, SubmissionError, "Pizan_distances.csv line 1 holds a field longer than 131072 characters")
+
+
+def test_the_organizers_csv_with_a_huge_field_is_a_reference_error(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    with open(ref(root, "authentication", "Tasso.csv"), "a") as stream:
+        stream.write('"%s,0\n' % ("y" * 150000))
+    refused(root, ReferenceDataError, "ref/authentication/Tasso.csv line")
+
+
+# ------------------------------------------------------------ only regular files from res/
+
+
+def test_a_fifo_where_labels_are_expected_is_refused_without_blocking(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    os.remove(res(root, "authentication", "Pizan_labels.csv"))
+    os.mkfifo(res(root, "authentication", "Pizan_labels.csv"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 1, "Pizan_labels.csv is a named pipe (FIFO); submit regular files and folders only.")
+
+
+def test_a_fifo_in_the_reference_is_an_organizer_error(tmp_path):
+    root = make_phase(tmp_path, "events")
+    os.remove(ref(root, "events", "Oktoberfest.txt"))
+    os.mkfifo(ref(root, "events", "Oktoberfest.txt"))
+    run = run_limited(root, timeout=60)
+    assert run.status in (0, 2) and "Traceback" not in run.stderr  # a FIFO is no <Category>.txt file
+    os.remove(ref(root, "events", "Oktoberfest.txt"))
+    os.remove(ref(root, "events", "track.yaml"))
+    os.mkfifo(ref(root, "events", "track.yaml"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 2, "ref/events/track.yaml is a named pipe (FIFO); expected a regular file.")
+
+
+def test_a_socket_and_a_device_are_refused(tmp_path):
+    root = make_phase(tmp_path, "events")
+    os.remove(res(root, "events", "Diwali_Festival.txt"))
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        bind_here(server, res(root, "events", "Diwali_Festival.txt"))
+        refused(root, SubmissionError, "Diwali_Festival.txt is a socket")
+    finally:
+        server.close()
+    os.remove(res(root, "events", "Diwali_Festival.txt"))
+    try:
+        os.mknod(res(root, "events", "Diwali_Festival.txt"), stat.S_IFCHR | 0o644, os.makedev(1, 5))  # /dev/zero
+    except (OSError, AttributeError):
+        pytest.skip("no permission to create a device node here")
+    refused(root, SubmissionError, "Diwali_Festival.txt is a character device")
+
+
+def test_a_directory_where_a_distance_file_is_expected(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    os.remove(res(root, "authentication", "Yaqut_distances.csv"))
+    os.mkdir(res(root, "authentication", "Yaqut_distances.csv"))
+    with pytest.raises(SubmissionError) as raised:
+        score(root)
+    assert "Yaqut_distances.csv" in raised.value.sentence
+
+
+def test_a_hard_link_to_the_ground_truth_is_refused(tmp_path):
+    root = make_phase(tmp_path, "events")
+    os.remove(res(root, "events", "Holi_Festival.txt"))
+    os.link(ref(root, "events", "Holi_Festival.txt"), res(root, "events", "Holi_Festival.txt"))
+    refused(root, SubmissionError, "Holi_Festival.txt is a hard link to a file of the reference data")
+
+
+def test_a_hard_link_inside_the_submission_is_fine(tmp_path):
+    root = make_phase(tmp_path, "events")
+    os.link(res(root, "events", "Holi_Festival.txt"), res(root, "events", "copy.dat"))
+    score(root)
+
+
+def test_a_tree_1100_levels_deep_is_refused_without_recursion(tmp_path):
+    root = make_phase(tmp_path, "events")
+    path = res(root, "events")
+    for _ in range(1100):  # os.makedirs and shutil.rmtree recurse: one level at a time
+        path = os.path.join(path, "d")
+        os.mkdir(path)
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 1, "The submission nests folders more than 64 levels deep")
+    while path != res(root, "events"):
+        os.rmdir(path)
+        path = os.path.dirname(path)
+
+
+# ------------------------------------------------------------ Pillow 6's bitmap font
+
+
+def test_a_subset_named_outside_latin1_is_drawn(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    for side, suffix in (("ref", ".csv"), ("res", "_labels.csv"), ("res", "_distances.csv")):
+        os.rename(str(root / side / "authentication" / ("Yaqut" + suffix)),
+                  str(root / side / "authentication" / ("\u064a\u0627\u0642\u0648\u062a" + suffix)))
+    run = run_limited(root, timeout=120)
+    assert run.status == 0 and "Traceback" not in run.stderr, run.stderr
+    assert "\u064a\u0627\u0642\u0648\u062a" in open(os.path.join(run.output, "detailed_results.html"),
+                                                      encoding="utf-8").read()
+
+
+# ------------------------------------------------------------ hangs: a killed page worker
+
+
+def test_a_page_worker_killed_by_the_system_ends_the_pool(tmp_path):
+    code = "\n".join([
+        "import os, signal, sys",
+        "sys.path.insert(0, %r)" % PROGRAM,
+        "from scoring.tracks import lines",
+        "from scoring.errors import SubmissionError",
+        "def job(i):",
+        "    if i == 2:",
+        "        os.kill(os.getpid(), signal.SIGKILL)",
+        "    return i",
+        "lines.os.sched_getaffinity = lambda pid: set([0, 1])",
+        "try:",
+        "    lines.map_pages(job, list(range(6)))",
+        "except SubmissionError as error:",
+        "    print(error.sentence)",
+    ])
+    completed = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               universal_newlines=True, timeout=60)
+    assert "A page worker was killed by the system" in completed.stdout, completed.stderr
+
+
+# ------------------------------------------------------------ blow-ups decided from headers
+
+
+def _npy_header(shape, descr="<f8", version=1, text=None):
+    text = text if text is not None else "{'descr': %r, 'fortran_order': False, 'shape': %r, }" % (descr, shape)
+    pad = 64 - (10 + len(text) + 1) % 64
+    body = (text + " " * pad + "\n").encode("latin-1")
+    if version == 1:
+        return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(body)) + body
+    return b"\x93NUMPY\x02\x00" + struct.pack("<I", len(body)) + body
+
+
+def _write_npz(path, names, distances_bytes, compression=zipfile.ZIP_DEFLATED):
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(names))
+    with zipfile.ZipFile(path, "w", compression) as archive:
+        archive.writestr("names.npy", buffer.getvalue())
+        archive.writestr("distances.npy", distances_bytes)
+
+
+def _tasso_names(root):
+    with open(ref(root, "authentication", "Tasso.csv")) as stream:
+        return [line.split(",")[0] for line in stream.read().splitlines()[1:]]
+
+
+def test_npz_declaring_a_matrix_larger_than_its_names(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    names = _tasso_names(root)
+    _write_npz(res(root, "authentication", "Tasso_distances.npz"), names,
+               _npy_header((24000, 24000)) + zlib.compress(b"\x00" * 10 ** 6))
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 1, "Tasso_distances.npz has %d names for a 24000 x 24000 matrix" % len(names))
+
+
+def test_npz_whose_matrix_exceeds_the_memory_left_names_the_file(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    names = ["n%05d" % i for i in range(16000)]  # 16000 x 16000 float64: 2 GB, beyond RLIMIT_AS
+    _write_npz(res(root, "authentication", "Tasso_distances.npz"), names,
+               _npy_header((16000, 16000)) + b"\x00" * 1000, zipfile.ZIP_STORED)
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 1, "Tasso_distances.npz is a 16000 x 16000 matrix that needs 2.0 GB of memory")
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_npz_declaring_more_bytes_than_it_holds(tmp_path, compression):
+    """A header consistent with the names, but data that cannot be there: refused before
+    anything is allocated, even where memory would allow it."""
+    root = make_phase(tmp_path, "authentication")
+    names = ["n%04d" % i for i in range(3000)]
+    _write_npz(res(root, "authentication", "Tasso_distances.npz"), names,
+               _npy_header((3000, 3000)) + b"\x00" * 1000, compression)
+    refused(root, SubmissionError, "Tasso_distances.npz: the array 'distances' declares 3000 x 3000 values")
+
+
+@pytest.mark.parametrize("header,fragment", [
+    (b"\x93NUMPY\x02\x00" + struct.pack("<I", 2 ** 31) + b"{", "declares a header of 2147483648 bytes"),
+    (_npy_header(None, text="{'descr': '<f8', 'fortran_order': False, 'shape': %s}" % ("(" * 3000 + ")" * 3000)),
+     "the header of the array 'distances' cannot be read"),
+    (_npy_header((10 ** 7, 10 ** 7)), "is a 10000000 x 10000000 matrix"),
+])
+def test_npz_headers_that_would_blow_up(tmp_path, header, fragment):
+    root = make_phase(tmp_path, "authentication")
+    names = _tasso_names(root) if "10000000" not in fragment else ["a%d" % i for i in range(2)]
+    if "10000000" in fragment:
+        names = np.array(["a"] * 10 ** 7)  # compressed: 10 MB of 'a' in a few KB
+    _write_npz(res(root, "authentication", "Tasso_distances.npz"), names, header + b"\x00" * 64)
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 1, "Tasso_distances.npz", fragment)
+
+
+def _ico_with_png(png_bytes):
+    entry = struct.pack("<BBBBHHII", 0, 0, 0, 0, 1, 32, len(png_bytes), 6 + 16)
+    return struct.pack("<HHH", 0, 1, 1) + entry + png_bytes
+
+
+def test_formats_are_told_by_content_not_by_name(tmp_path):
+    root = make_phase(tmp_path, "lines")
+    page = res(root, "lines", "Latin2", "latin2_001.png")
+    buffer = io.BytesIO()
+    Image.new("RGB", (128, 96)).save(buffer, "PNG")
+    with open(page, "wb") as stream:
+        stream.write(_ico_with_png(buffer.getvalue()))
+    refused(root, SubmissionError, "Latin2/latin2_001.png cannot be read as an image: its first bytes",
+            "are not those of a PNG, TIFF or BMP file")
+    for magic in (b"GIF89a", b"P6\n128 96\n255\n"):
+        with open(page, "wb") as stream:
+            stream.write(magic + b"\x00" * 64)
+        refused(root, SubmissionError, "are not those of a PNG, TIFF or BMP file")
+
+
+def test_an_image_too_large_for_the_memory_left_is_refused_from_its_header(tmp_path):
+    """A 9000 x 9000 PNG of a few KB (below Pillow's own decompression-bomb limit): refused
+    from its header in the ground truth, as decoding needs more than the memory left."""
+    root = make_phase(tmp_path, "lines")
+    raw = zlib.compressobj()
+    row = b"\x00" + b"\x00" * 1125  # 1-bit rows of 9000 pixels
+    data = b"".join(raw.compress(row) for _ in range(200)) + raw.flush()  # too short: never decoded
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
+
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 9000, 9000, 1, 0, 0, 0, 0))
+           + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+    with open(ref(root, "lines", "Latin2", "latin2_001.png"), "wb") as stream:
+        stream.write(png)
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert run.status == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "ref/lines/Latin2/latin2_001.png is 9000x9000 pixels, more than the memory" in run.last_line
+
+
+def test_yaml_alias_bomb_is_an_organizer_error(tmp_path):
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += ["a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 9)]
+    root = make_phase(tmp_path, "events", "track: events\nmissing: " + "*a8\n" + "\n".join(levels) + "\n")
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 2, "ref/events/track.yaml uses a YAML alias (*name)")
+
+
+def test_option_values_are_quoted_briefly(tmp_path):
+    root = make_phase(tmp_path, "events", "track: events\nmissing: [%s]\n" % ", ".join(["x"] * 5000))
+    sentence = refused(root, ReferenceDataError, "ref/events/track.yaml sets missing to ['x', 'x'")
+    assert len(sentence) < 300
+
+
+def test_did_you_mean_among_40000_decoy_names(tmp_path, monkeypatch):
+    from scoring.readers import events
+    compared = []
+    original = events.difflib.get_close_matches
+
+    def counting(word, possibilities, *args, **kwargs):
+        compared.append(len(possibilities))
+        return original(word, possibilities, *args, **kwargs)
+
+    monkeypatch.setattr(events.difflib, "get_close_matches", counting)
+    decoys = ["La_Tomatinb%05d.txt" % i for i in range(40000)]
+    assert events.near_name("La_Tomatina.txt", decoys + ["La_Tomatin.txt"]) == "La_Tomatin.txt"
+    assert compared and max(compared) <= events.NEAR_CANDIDATES
+    root = make_phase(tmp_path, "events")
+    os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_Tomatin.txt"))
+    for name in decoys[:4000]:
+        open(res(root, "events", name), "w").close()
+    refused(root, SubmissionError, "did you mean events/La_Tomatin.txt?")
+
+
+# ------------------------------------------------------------ unclear messages
+
+
+def test_control_characters_in_names_are_escaped(tmp_path):
+    assert printable("a\nb\x1b[2J\u2028c") == "a\\nb\\x1b[2J\\u2028c"
+    root = make_phase(tmp_path, "events")
+    os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_Tomatina\n.txt"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 1, "did you mean events/La_Tomatina\\n.txt?")
+
+
+# ------------------------------------------------------------ atomicity
+
+
+def test_a_failure_between_the_two_score_files_leaves_neither(tmp_path, monkeypatch):
+    written = []
+    original = report._write_temporary
+
+    def fail_second(directory, data):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(data)
+        return original(directory, data)
+
+    monkeypatch.setattr(report, "_write_temporary", fail_second)
+    with pytest.raises(OSError):
+        report.write_scores(str(tmp_path), {"uar": 0.5})
+    assert sorted(os.listdir(str(tmp_path))) == []
+    monkeypatch.setattr(report, "_write_temporary", original)
+    renames = []
+    replace = os.replace
+
+    def fail_second_rename(source, destination):
+        renames.append(destination)
+        if len(renames) == 2:
+            raise OSError(28, "No space left on device")
+        return replace(source, destination)
+
+    monkeypatch.setattr(report.os, "replace", fail_second_rename)
+    with pytest.raises(OSError):
+        report.write_scores(str(tmp_path), {"uar": 0.5})
+    assert sorted(os.listdir(str(tmp_path))) == []
+
+
+# ------------------------------------------------------------ wrong scores
+
+
+def _png_chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xffffffff)
+
+
+def _png16_rgb(array, transparent=None):
+    """A 16-bit-per-channel RGB PNG of `array` (height, width, 3) written by hand."""
+    height, width, _ = array.shape
+    rows = b"".join(b"\x00" + row.astype(">u2").tobytes() for row in array)
+    chunks = _png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 16, 2, 0, 0, 0))
+    if transparent is not None:
+        chunks += _png_chunk(b"tRNS", struct.pack(">HHH", *transparent))
+    return b"\x89PNG\r\n\x1a\n" + chunks + _png_chunk(b"IDAT", zlib.compress(rows)) + _png_chunk(b"IEND", b"")
+
+
+def _lines_phase(tmp_path, truth, yaml="track: lines\n"):
+    """A one-page lines phase with the ground-truth mask `truth`."""
+    root = tmp_path / "phase"
+    (root / "ref" / "lines" / "M").mkdir(parents=True)
+    (root / "res" / "lines" / "M").mkdir(parents=True)
+    (root / "ref" / "lines" / "track.yaml").write_text(yaml)
+    Image.fromarray(truth).save(str(root / "ref" / "lines" / "M" / "p.png"))
+    return root
+
+
+def _two_touching_lines():
+    truth = np.zeros((8, 12), dtype=np.uint8)
+    truth[2, 1:6] = 255
+    truth[2, 6:11] = 255  # one ground-truth line of 10 pixels...
+    truth[5, 1:11] = 255  # ...and a second one
+    return truth
+
+
+def test_sixteen_bit_colours_stay_apart(tmp_path):
+    """Two predicted lines of 16-bit colours that differ only in their low byte, touching:
+    read at 8 bits they would merge into one line over both ground-truth lines."""
+    truth = np.zeros((8, 12), dtype=np.uint8)
+    truth[2, 1:11] = 255
+    truth[4, 1:11] = 255
+    root = _lines_phase(tmp_path, truth)
+    prediction = np.zeros((8, 12, 3), dtype=np.uint16)
+    prediction[2, 1:11] = (1000, 2, 3)
+    prediction[3, 1:11] = (1001, 2, 3)  # touches the first, a different 16-bit colour
+    prediction[4, 1:11] = (1001, 2, 3)
+    with open(res(root, "lines", "M", "p.png"), "wb") as stream:
+        stream.write(_png16_rgb(prediction))
+    scores = dict(score(root)[0])
+    # 16 bits: line A = row 2 (IoU 1, correct); line B = rows 3-4 covers GT row 4 with
+    # precision 1/2: extra. Line IU = 1 / (1 + 1) = 0.5. Read at 8 bits, rows 2-4 would be one
+    # line: one match of precision 2/3 for one GT line, the other GT line missed: 0.
+    assert scores["line_iu"] == 0.5
+
+
+def test_png_transparency_of_rgb_and_grey_is_background(tmp_path):
+    truth = np.zeros((8, 12), dtype=np.uint8)
+    truth[2, 1:11] = 255
+    root = _lines_phase(tmp_path, truth)
+    prediction = np.full((8, 12, 3), 7, dtype=np.uint8)  # the whole page in the transparent colour
+    prediction[2, 1:11] = (200, 0, 0)
+    Image.fromarray(prediction).save(res(root, "lines", "M", "p.png"), transparency=(7, 7, 7))
+    assert dict(score(root)[0])["line_iu"] == 1.0
+    grey = np.full((8, 12), 9, dtype=np.uint8)
+    grey[2, 1:11] = 200
+    Image.fromarray(grey).save(res(root, "lines", "M", "p.png"), transparency=9)
+    assert dict(score(root)[0])["line_iu"] == 1.0
+    wide = np.full((8, 12, 3), 300, dtype=np.uint16)
+    wide[2, 1:11] = (1000, 2, 3)
+    with open(res(root, "lines", "M", "p.png"), "wb") as stream:
+        stream.write(_png16_rgb(wide, transparent=(300, 300, 300)))
+    assert dict(score(root)[0])["line_iu"] == 1.0
+
+
+def test_palette_index_beyond_the_palette_is_refused(tmp_path):
+    """PNG forbids it, and Pillow 6 and later Pillows read such pixels differently."""
+    truth = np.zeros((8, 12), dtype=np.uint8)
+    truth[2, 1:11] = 255
+    root = _lines_phase(tmp_path, truth)
+    rows = b"".join(b"\x00" + bytes([5 if (y == 2 and 0 < x < 11) else 0 for x in range(12)]) for y in range(8))
+    png = (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 12, 8, 8, 3, 0, 0, 0))
+           + _png_chunk(b"PLTE", b"\x00\x00\x00\xff\x00\x00") + _png_chunk(b"IDAT", zlib.compress(rows))
+           + _png_chunk(b"IEND", b""))
+    with open(res(root, "lines", "M", "p.png"), "wb") as stream:
+        stream.write(png)
+    refused(root, SubmissionError, "M/p.png uses the palette index 5 but its palette has 2 colours")
+
+
+def test_integer_distances_beyond_2_to_the_53_are_refused(tmp_path):
+    root = make_phase(tmp_path, "authentication")
+    names = _tasso_names(root)
+    n = len(names)
+    matrix = np.arange(n * n, dtype=np.int64).reshape(n, n) + 2 ** 53  # 2^53 + k: all distinct integers
+    np.savez(res(root, "authentication", "Tasso_distances.npz"), names=np.array(names), distances=matrix)
+    refused(root, SubmissionError, "Tasso_distances.npz distances[0, 1]", "beyond 2^53")
+    matrix = np.arange(n * n, dtype=np.int64).reshape(n, n) * 3  # exact in float64: scored
+    np.savez(res(root, "authentication", "Tasso_distances.npz"), names=np.array(names), distances=matrix)
+    score(root)
+
+
+@pytest.mark.parametrize("c_parser", [False, True])
+def test_a_number_followed_by_letters_is_an_error(tmp_path, monkeypatch, c_parser):
+    from scoring.readers import authentication as reader
+    if c_parser and not reader._numpy_has_c_loadtxt():
+        pytest.skip("numpy %s has no C loadtxt (1.23+)" % np.__version__)
+    monkeypatch.setattr(reader, "_numpy_has_c_loadtxt", lambda: c_parser)
+    root = make_phase(tmp_path, "authentication")
+    path = res(root, "authentication", "Pizan_distances.csv")
+    with open(path) as stream:
+        lines = stream.read().splitlines()
+    lines[1] = lines[1] + "abc"  # the last cell of line 2, e.g. '0.75abc'
+    with open(path, "w") as stream:
+        stream.write("\n".join(lines) + "\n")
+    refused(root, SubmissionError, "Pizan_distances.csv line 2, column", "abc'; expected a number")
+
+
+@pytest.mark.parametrize("rename,yaml,fragment", [
+    ({"Tasso": "Tasso-1", "Yaqut": "Tasso_1"}, None, "tasso_1_accuracy"),
+    ({"Yaqut": "balanced"}, None, "balanced_accuracy"),
+])
+def test_subset_keys_colliding_after_normalisation(tmp_path, rename, yaml, fragment):
+    root = make_phase(tmp_path, "authentication", yaml)
+    for old, new in rename.items():
+        for side, suffix in (("ref", ".csv"), ("res", "_labels.csv")):
+            os.rename(str(root / side / "authentication" / (old + suffix)),
+                      str(root / side / "authentication" / (new + suffix)))
+    refused(root, ReferenceDataError, "The score key %s would be written twice by ref/authentication/" % fragment)
+
+
+def test_a_manuscript_named_fest2025_under_protocol_both(tmp_path):
+    root = make_phase(tmp_path, "lines")
+    for side in ("ref", "res"):
+        os.rename(str(root / side / "lines" / "Latin2"), str(root / side / "lines" / "fest2025"))
+    refused(root, ReferenceDataError, "The score key fest2025_line_iu would be written twice")
+
+
+def test_two_tracks_writing_one_key(tmp_path):
+    root = tmp_path / "phase"
+    for name in ("ev-1", "ev_1"):
+        for side in ("ref", "res"):
+            shutil.copytree(os.path.join(SAMPLE, side, "events"), str(root / side / name))
+    refused(root, ReferenceDataError, "The score key ev_1_map would be written by both ref/ev-1/ and ref/ev_1/")
+
+
+# ------------------------------------------------------------ memory limits
+
+
+def test_cgroup_v2_limit_is_read(tmp_path):
+    (tmp_path / "proc").write_text("0::/a/b\n")
+    leaf = tmp_path / "cg" / "a" / "b"
+    leaf.mkdir(parents=True)
+    (leaf / "memory.max").write_text("max\n")
+    (leaf / "memory.current").write_text("100\n")
+    (tmp_path / "cg" / "a" / "memory.max").write_text("%d\n" % (2 * 1024 ** 3))
+    (tmp_path / "cg" / "a" / "memory.current").write_text("%d\n" % (512 * 1024 ** 2))
+    assert memory.cgroup_available(str(tmp_path / "proc"), str(tmp_path / "cg")) == 1536 * 1024 ** 2
+
+
+def test_cgroup_v1_limit_is_read_also_from_the_mount_root(tmp_path):
+    (tmp_path / "proc").write_text("4:memory:/docker/abc\n0::/\n")
+    root = tmp_path / "cg" / "memory"
+    root.mkdir(parents=True)  # inside the container, /docker/abc is not under the mount
+    (root / "memory.limit_in_bytes").write_text("%d\n" % (4 * 1024 ** 3))
+    (root / "memory.usage_in_bytes").write_text("%d\n" % (1024 ** 3))
+    assert memory.cgroup_available(str(tmp_path / "proc"), str(tmp_path / "cg")) == 3 * 1024 ** 3
+    (root / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # no limit
+    assert memory.cgroup_available(str(tmp_path / "proc"), str(tmp_path / "cg")) is None
+
+
+def test_available_memory_takes_the_smallest(monkeypatch):
+    monkeypatch.setattr(memory, "meminfo_available", lambda: 8 * 10 ** 9)
+    monkeypatch.setattr(memory, "cgroup_available", lambda: 2 * 10 ** 9)
+    monkeypatch.setattr(memory, "address_space_available", lambda: None)
+    assert memory.available_memory() == 2 * 10 ** 9
+    assert not memory.fits(1.7 * 10 ** 9) and memory.fits(1.5 * 10 ** 9)
+
+
+# ------------------------------------------------------------ fest2025 reads the ground truth as OpenCV
+
+
+def test_opencv_grey_by_hand():
+    from scoring.readers.lines import official_grey
+    # Y = (4899 R + 9617 G + 1868 B + 8192) >> 14
+    rgb = np.array([[[0, 0, 3], [0, 0, 5], [1, 0, 0], [2, 0, 0], [0, 1, 0], [255, 255, 255]]], dtype=np.uint8)
+    assert official_grey(Image.fromarray(rgb)).tolist() == [[0, 1, 0, 1, 1, 255]]
+    wide = np.array([[255, 256, 65535]], dtype=np.uint16)
+    assert official_grey(Image.fromarray(wide.astype(np.int32), "I")).tolist() == [[0, 1, 255]]
+
+
+def test_fest2025_reads_a_dark_ground_truth_line_as_the_official_script(tmp_path):
+    """A ground-truth line drawn in (0, 0, 3): OpenCV's grey makes it black, so the official
+    script sees one line where the standard protocol sees two."""
+    truth = np.zeros((8, 12, 3), dtype=np.uint8)
+    truth[2, 1:11] = (255, 255, 255)
+    truth[5, 1:11] = (0, 0, 3)
+    root = _lines_phase(tmp_path, np.zeros((8, 12), dtype=np.uint8), "track: lines\nprotocol: both\n")
+    Image.fromarray(truth).save(ref(root, "lines", "M", "p.png"))
+    prediction = np.zeros((8, 12, 3), dtype=np.uint8)
+    prediction[2, 1:11] = (255, 0, 0)
+    Image.fromarray(prediction).save(res(root, "lines", "M", "p.png"))
+    log = io.StringIO()
+    scores = dict(score_submission(str(root), Log(log))[0])
+    assert scores["line_iu"] == 0.5 and scores["dr"] == 0.5  # standard: two lines, one found
+    assert scores["fest2025_line_iu"] == 1.0 and scores["fest2025_dr"] == 1.0  # official: one line
+    assert "10 line pixels that OpenCV's 8-bit grey conversion" in log.getvalue()
+
+
+def test_fest2025_warns_about_thresholds_the_official_script_ignores(tmp_path):
+    root = make_phase(tmp_path, "lines", "track: lines\nprotocol: fest2025\nthreshold: 0.6\n")
+    log = io.StringIO()
+    score_submission(str(root), Log(log))
+    assert "threshold is 0.6: fest2025 applies it, whereas the official script hard-codes 0.75" in log.getvalue()
+    root = make_phase(tmp_path, "lines", "track: lines\nprotocol: standard\nthreshold: 0.6\n", name="b")
+    log = io.StringIO()
+    score_submission(str(root), Log(log))
+    assert "hard-codes" not in log.getvalue()
+
+
+# ------------------------------------------------------------ compare.py's zip extraction
+
+
+def _extract(tmp_path, build):
+    from scoring.metaeval.submissions import safe_extract
+    path = str(tmp_path / "s.zip")
+    build(path)
+    target = tmp_path / "out"
+    target.mkdir()
+    with pytest.raises(SubmissionError) as raised:
+        safe_extract(path, str(target))
+    return raised.value.sentence
+
+
+def _patched_zip(path, members, patch):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            archive.writestr(name, data)
+    with open(path, "rb") as stream:
+        data = bytearray(stream.read())
+    patch(data)
+    with open(path, "wb") as stream:
+        stream.write(bytes(data))
+
+
+def _set_flag_and_method(flag=None, method=None):
+    def patch(data):
+        for signature, flag_at, method_at in ((b"PK\x03\x04", 6, 8), (b"PK\x01\x02", 8, 10)):
+            start = data.find(signature)
+            if flag is not None:
+                data[start + flag_at:start + flag_at + 2] = struct.pack("<H", flag)
+            if method is not None:
+                data[start + method_at:start + method_at + 2] = struct.pack("<H", method)
+    return patch
+
+
+def test_zip_encrypted_member(tmp_path):
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"x" * 100)], _set_flag_and_method(flag=1)))
+    assert "a.txt, an encrypted member" in sentence
+
+
+def test_zip_unsupported_compression(tmp_path):
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"x" * 100)], _set_flag_and_method(method=99)))
+    assert "a.txt compressed with method 99" in sentence
+
+
+def test_zip_bad_crc(tmp_path):
+    def corrupt(data):
+        start = data.find(b"PK\x03\x04")
+        name_length, extra = struct.unpack("<HH", bytes(data[start + 26:start + 30]))
+        body = start + 30 + name_length + extra
+        data[body + 2] ^= 0x55
+
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"hello world " * 50)], corrupt))
+    assert "s.zip: the member a.txt is corrupt" in sentence
+
+
+def test_zip_file_and_folder_of_one_name(tmp_path):
+    for order, name in (([("a", b"x"), ("a/b.txt", b"y")], "one"), ([("a/b.txt", b"y"), ("a", b"x")], "two")):
+        (tmp_path / name).mkdir()
+        sentence = _extract(tmp_path / name, lambda p, members=order: _patched_zip(p, members, lambda d: None))
+        assert "as both a file and a folder" in sentence
+
+
+def test_zip_member_resolving_to_the_root(tmp_path):
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a/..", b"x")], lambda d: None))
+    assert "a/.., a file whose path is the extraction folder itself" in sentence
+
+
+def test_zip_larger_than_the_free_disk(tmp_path, monkeypatch):
+    from scoring.metaeval import submissions
+    monkeypatch.setattr(submissions.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10, 10, 5))
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"x" * 100)], lambda d: None))
+    assert "unpacks into" in sentence and "refused" in sentence
+
+
+def test_zip_disk_full_while_writing(tmp_path, monkeypatch):
+    from scoring.metaeval import submissions
+
+    def full(source, sink):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(submissions.shutil, "copyfileobj", full)
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"x")], lambda d: None))
+    assert "cannot be unpacked (No space left on device)" in sentence
+
+
+def test_compare_out_of_memory_is_one_sentence(monkeypatch, capsys, tmp_path):
+    from scoring.metaeval import cli
+
+    def exhausted(args, names):
+        raise MemoryError()
+
+    monkeypatch.setattr(cli, "compare", exhausted)
+    status = cli.main(["--ref", str(tmp_path), str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("compare.py ran out of memory")
