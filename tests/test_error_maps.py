@@ -203,3 +203,37 @@ def test_preview_keeps_a_line_under_an_extra_prediction_visible():
     classes[(rows + columns) % 2 == 0] = seg.EXTRA
     small = charts.downscale_classes(classes, 2)
     assert set(np.unique(small).tolist()) == {seg.EXTRA, seg.MISSED}
+
+
+def _downscaled_block_by_block(classes, factor):
+    """The preview's rule, one block at a time: the most frequent outcome other than
+    background (ties: the higher code), background for a block without line pixels; a
+    block mixing extra pixels with a line's own outcome shows that outcome on odd blocks
+    (row + column), the most frequent of correct, missed, imprecise, not counted (ties: the
+    first of them)."""
+    height, width = classes.shape
+    h, w = -(-height // factor), -(-width // factor)
+    out = np.zeros((h, w), dtype=np.uint8)
+    for i in range(h):
+        for j in range(w):
+            block = classes[i * factor:(i + 1) * factor, j * factor:(j + 1) * factor].ravel()
+            counts = [int(np.sum(block == code)) for code in range(7)]
+            if sum(counts[1:]) == 0:
+                continue
+            best = max(range(1, 7), key=lambda code: (counts[code], code))
+            lines = [(counts[code], -k, code) for k, code in enumerate((1, 2, 3, 6))]
+            if counts[4] > 0 and sum(c for c, _, _ in lines) > 0 and (i + j) % 2 == 1:
+                best = max(lines)[2]
+            out[i, j] = best
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_preview_follows_its_rule_block_by_block(seed):
+    rng = np.random.RandomState(seed)
+    height, width = rng.randint(1, 40, size=2)
+    factor = rng.randint(2, 6)
+    classes = rng.choice(7, size=(height, width), p=rng.dirichlet(np.ones(7))).astype(np.uint8)
+    small = charts.downscale_classes(classes, factor)
+    assert small.dtype == np.uint8
+    assert np.array_equal(small, _downscaled_block_by_block(classes, factor))

@@ -501,22 +501,25 @@ def downscale_classes(classes, factor):
         return classes
     height, width = classes.shape
     h, w = -(-height // factor), -(-width // factor)
-    padded = np.zeros((h * factor, w * factor), dtype=np.uint8)
-    padded[:height, :width] = classes
-    blocks = padded.reshape(h, factor, w, factor).transpose(0, 2, 1, 3).reshape(h * w, factor * factor)
     codes = len(ERROR_MAP_OUTCOMES) + 1
-    counts = np.zeros((h * w, codes), dtype=np.int32)
-    for code in range(1, codes):
-        counts[:, code] = np.count_nonzero(blocks == code, axis=1)
-    # argmax returns the first maximum: reverse the codes so that ties go to the higher code.
-    best = codes - 1 - np.argmax(counts[:, :0:-1], axis=1)
-    best[counts[:, 1:].sum(axis=1) == 0] = 0
+    # One bincount over (code, block) pairs, code-major: counts[code] is a row over the
+    # blocks, so that every reduction below runs over a few long rows, not many short ones.
+    # (Padding past the map's edge would only add background, which is never counted.)
+    block = ((np.arange(height) // factor) * w)[:, None] + (np.arange(width) // factor)[None, :]
+    counts = np.bincount((classes.astype(np.int64) * (h * w) + block).ravel(),
+                         minlength=codes * h * w).reshape(codes, h * w)
+    # The most frequent code, ties to the higher code: the largest count * 8 + code.
+    key = counts[1:] * 8 + np.arange(1, codes)[:, None]
+    best = key.max(axis=0) % 8
+    best[counts[1:].sum(axis=0) == 0] = 0
     # A block where extra pixels lie over a ground-truth line keeps the full map's
-    # checkerboard: every other block shows the line's own outcome, so it stays visible.
-    lines = counts[:, [1, 2, 3, 6]]  # correct, missed, imprecise, not counted
-    mixed = (counts[:, 4] > 0) & (lines.sum(axis=1) > 0)
+    # checkerboard: every other block shows the line's own outcome (the most frequent of
+    # correct, missed, imprecise, not counted; ties to the first), so it stays visible.
+    line_codes = np.array([1, 2, 3, 6])
+    lines = counts[line_codes]
+    own = line_codes[3 - (lines * 4 + np.arange(3, -1, -1)[:, None]).max(axis=0) % 4]
+    mixed = (counts[4] > 0) & (lines.sum(axis=0) > 0)
     parity = ((np.arange(h)[:, None] + np.arange(w)[None, :]) % 2 == 1).ravel()
-    own = np.array([1, 2, 3, 6])[np.argmax(lines, axis=1)]
     best[mixed & parity] = own[mixed & parity]
     return best.astype(np.uint8).reshape(h, w)
 
