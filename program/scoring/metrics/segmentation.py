@@ -134,16 +134,22 @@ def overlap(gt, pred):
     over the paired labels, as scikit-image's contingency table but over runs instead of
     pixels.
     """
-    first = np.searchsorted(pred.stop, gt.start, side="right")
-    count = np.maximum(np.searchsorted(pred.start, gt.stop, side="left") - first, 0)
-    p = _expand(first, count)
-    g = np.repeat(np.arange(gt.start.size, dtype=np.int64), count)
+    g, p = _pieces(gt, pred)
     shared = np.minimum(gt.stop[g], pred.stop[p]) - np.maximum(gt.start[g], pred.start[p])
     pair, where = np.unique(gt.label[g] * (pred.count + 1) + pred.label[p], return_inverse=True)
     pixels = np.bincount(where.ravel(), weights=shared, minlength=pair.size).astype(np.int64)
     size = gt.shape[0] * gt.shape[1]
     return Overlap(pair // (pred.count + 1), pair % (pred.count + 1), pixels,
                    _areas(gt, size), _areas(pred, size))
+
+
+def _pieces(gt, pred):
+    """(g, p): every pair of a ground-truth run and a predicted run that share pixels,
+    sorted by g then p. Each ground-truth run meets a contiguous range of predicted runs
+    (both are sorted and disjoint), so the pieces they share are in raster order."""
+    first = np.searchsorted(pred.stop, gt.start, side="right")
+    count = np.maximum(np.searchsorted(pred.start, gt.stop, side="left") - first, 0)
+    return np.repeat(np.arange(gt.start.size, dtype=np.int64), count), _expand(first, count)
 
 
 def _areas(lines, size):
@@ -353,30 +359,43 @@ def error_map(gt, predicted, outcome):
     stays visible); predicted pixels of other lines outside the ground truth are TOLERATED.
     So every extra line shows some EXTRA pixels, and every ground-truth line shows its
     own outcome: counting colours gives the table's counts.
+
+    Works on runs: the pixels of a predicted line over a ground-truth line are the pieces
+    shared by their runs (as in overlap), so only those pieces are visited pixel by pixel.
     """
     height, width = gt.shape
-    gt_label = paint(gt, np.arange(gt.count + 1), np.int64)
-    pred_label = paint(predicted, np.arange(predicted.count + 1), np.int64)
-    classes = np.concatenate([[BACKGROUND], outcome["gt_outcome"]]).astype(np.uint8)[gt_label]
     extra_of = np.zeros(predicted.count + 1, dtype=bool)
     match_of = np.zeros(predicted.count + 1, dtype=np.int64)
     if "pred_extra" in outcome:  # fest2025 counts no predicted line as extra
         extra_of[1:], match_of[1:] = outcome["pred_extra"], outcome["pred_match"]
-    extra, match = extra_of[pred_label], match_of[pred_label]
-    on_gt = gt_label > 0
-    foreign = extra & ((gt_label != match) | (match == 0))  # not on its own matched line
-    classes[foreign & ~on_gt] = EXTRA
-    over = np.flatnonzero(foreign & on_gt)
-    classes.ravel()[over[(over // width + over % width) % 2 == 0]] = EXTRA
-    # An extra line whose only foreign pixels fell on the other squares (a corner over
-    # another line) takes them all, so that no extra line goes unseen.
-    flat_pred = pred_label.ravel()
-    seen = np.bincount(flat_pred[classes.ravel() == EXTRA], minlength=predicted.count + 1) > 0
-    unseen = extra_of & ~seen
-    unseen[0] = False
-    if unseen.any():
-        classes.ravel()[over[unseen[flat_pred[over]]]] = EXTRA
-    classes[(pred_label > 0) & ~on_gt & ~extra] = TOLERATED
+    classes = paint(gt, np.concatenate([[BACKGROUND], outcome["gt_outcome"]]), np.uint8)
+    # Outside the ground truth: EXTRA on a line counted as extra, TOLERATED on any other.
+    outside = paint(predicted, np.where(extra_of, EXTRA, TOLERATED) * (np.arange(predicted.count + 1) > 0),
+                    np.uint8)
+    np.copyto(classes, outside, where=classes == BACKGROUND)
+    g, p = _pieces(gt, predicted)
+    start = np.maximum(gt.start[g], predicted.start[p])
+    length = np.minimum(gt.stop[g], predicted.stop[p]) - start
+    line = predicted.label[p]
+    # A line shows EXTRA outside the ground truth if any of its pixels lies there.
+    inside = np.bincount(line, weights=length, minlength=predicted.count + 1)
+    seen = _areas(predicted, height * width) - inside.astype(np.int64) > 0
+    # Pieces of an extra line over a line other than its match: EXTRA on the pixels of even
+    # row + column; an extra line without any EXTRA pixel so far takes all its pieces.
+    foreign = extra_of[line] & (gt.label[g] != match_of[line])
+    start, length, line = start[foreign], length[foreign], line[foreign]
+    row = start // width
+    odd = (row + start - row * width) % 2  # the piece's first pixel is on an odd square
+    even = (length + 1 - odd) // 2
+    seen |= np.bincount(line, weights=even, minlength=predicted.count + 1) > 0
+    every = ~seen[line]  # an extra line not seen otherwise (foreign pieces are extra lines')
+    step = np.where(every, 1, 2)
+    first_pixel = np.where(every, start, start + odd)
+    pixels = np.where(every, length, even)
+    offsets = np.repeat(np.cumsum(pixels) - pixels, pixels)
+    positions = np.repeat(first_pixel, pixels) + (np.arange(int(pixels.sum()), dtype=np.int64) - offsets) \
+        * np.repeat(step, pixels)
+    classes.ravel()[positions] = EXTRA
     return classes
 
 
