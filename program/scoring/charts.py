@@ -445,12 +445,14 @@ def data_uri(png):
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def png_bytes(image, fast=False):
+def png_bytes(image, fast=False, bits=None):
+    """PNG bytes of an image: zlib level 1 if fast, else the smallest; bits: the bit depth
+    of a palette image's pixels (1, 2, 4 or 8; its palette's first 2**bits colours)."""
+    options = {"compress_level": 1} if fast else {"optimize": True}
+    if bits is not None:
+        options["bits"] = bits
     buffer = io.BytesIO()
-    if fast:
-        image.save(buffer, format="PNG", compress_level=1)
-    else:
-        image.save(buffer, format="PNG", optimize=True)
+    image.save(buffer, format="PNG", **options)
     return buffer.getvalue()
 
 
@@ -472,6 +474,8 @@ ERROR_MAP_OUTCOMES = (
 ERROR_MAP_BACKGROUND = (255, 255, 255)
 #: Largest side of the map embedded in the page; the full size goes to private/.
 PREVIEW_SIDE = 1008
+#: Bits a pixel of an error map's PNG: its codes 0..6 fit in 4 (PNG's depths: 1, 2, 4, 8).
+ERROR_MAP_BITS = 4
 
 
 def error_map_palette():
@@ -524,16 +528,19 @@ def downscale_classes(classes, factor):
     return best.astype(np.uint8).reshape(h, w)
 
 
-def error_map_images(classes):
-    """(full-size PNG, preview PNG, preview width, preview height) of an outcome map; both
-    palette images in the legend's exact colours, the preview at most PREVIEW_SIDE px."""
+def error_map_images(classes, preview=True):
+    """(full-size PNG, preview) of an outcome map: palette images in the legend's exact
+    colours; preview (when asked for) is (PNG, width, height), at most PREVIEW_SIDE px."""
     from PIL import Image
 
     palette = error_map_palette()
     full = Image.fromarray(np.ascontiguousarray(classes, dtype=np.uint8))
     full.putpalette(palette)
+    if not preview:
+        return png_bytes(full, fast=True, bits=ERROR_MAP_BITS), None
     factor = max(1, -(-max(classes.shape) // PREVIEW_SIDE))
     small = downscale_classes(classes, factor)
-    preview = Image.fromarray(np.ascontiguousarray(small))
-    preview.putpalette(palette)
-    return png_bytes(full, fast=True), png_bytes(preview), small.shape[1], small.shape[0]
+    image = Image.fromarray(np.ascontiguousarray(small))
+    image.putpalette(palette)
+    return (png_bytes(full, fast=True, bits=ERROR_MAP_BITS),
+            (png_bytes(image, bits=ERROR_MAP_BITS), small.shape[1], small.shape[0]))

@@ -170,11 +170,12 @@ def _outcome(function, job):
 def _page_job(job):
     track, submission, page, options, wanted = job
     metrics, classes, notes, foreground = score_page(track, submission, page, options, wanted)
-    full, preview, width, height = error_map_images(classes)
+    # The preview is drawn only for the page (public_details); the full map always goes to private/.
+    full, preview = error_map_images(classes, preview=options["public_details"])
     for protocol in wanted:  # the per-line outcomes are drawn: only the numbers go back
         for name in ("gt_outcome", "pred_extra", "pred_match"):
             metrics[protocol].pop(name, None)
-    return metrics, full, (preview, width, height) if options["public_details"] else None, notes, foreground
+    return metrics, full, preview, notes, foreground
 
 
 def score_page(track, submission, page, options, wanted):
