@@ -7,6 +7,7 @@ It never scores.
 """
 
 import os
+import sys
 
 import numpy as np
 from PIL import Image
@@ -210,7 +211,8 @@ def read_ground_truth(track, page, official=False):
     shown = track.ref_name(page.manuscript, page.filename)
     image = _load(_open(os.path.join(track.path, page.manuscript, page.filename), shown, ReferenceDataError),
                   shown, ReferenceDataError)
-    grey = official_grey(image) != 0 if official else None
+    # A binary or 8-bit grey mask reads the same through OpenCV's grey: the mask itself.
+    grey = official_grey(image) != 0 if official and image.mode not in ("1", "L") else None
     if image.mode == "P":
         image = image.convert("RGB")
     if image.mode not in ("1", "L", "LA", "RGB", "RGBA", "I;16", "I;16B", "I;16L", "I", "F"):
@@ -222,7 +224,7 @@ def read_ground_truth(track, page, official=False):
         mask = array.any(axis=2)
     else:
         mask = array != 0
-    return (mask, grey) if official else mask
+    return (mask, mask if grey is None else grey) if official else mask
 
 
 def find_prediction(submission, page):
@@ -310,14 +312,13 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
             array[transparent] = 0
         return Prediction(array, transparent_colour, sixteen_bit=True)
     if mode in ("RGB", "RGBA"):
-        array = np.asarray(image)
+        array = np.asarray(image) if mode == "RGBA" or low is not None else None
         if low is not None:
             rgb = (array[..., :3].astype(np.int64) << 8) | low[..., :3]
             colours = (rgb[..., 0] << 32) | (rgb[..., 1] << 16) | rgb[..., 2]
             alpha = (array[..., 3].astype(np.int64) << 8 | low[..., 3]) if mode == "RGBA" else None
         else:
-            rgb = array[..., :3].astype(np.uint32)
-            colours = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+            colours = _colour_keys(array if mode == "RGBA" else np.asarray(image.convert("RGBX")))
             alpha = array[..., 3] if mode == "RGBA" else None
         if alpha is not None:
             transparent = alpha == 0
@@ -333,6 +334,16 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
         return Prediction(colours, transparent_colour, sixteen_bit=low is not None)
     raise SubmissionError("%s has the image mode %s; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
                           "label image or a binary mask." % (shown, mode))
+
+
+def _colour_keys(array):
+    """R << 16 | G << 8 | B of an (height, width, 4) uint8 array of R, G, B and a fourth
+    byte: its pixels read as 4-byte integers, most significant byte first, shifted right by
+    8 (two passes over the page, instead of a product per channel)."""
+    words = array.view(np.uint32).reshape(array.shape[:2])
+    keys = words.byteswap() if sys.byteorder == "little" else words.copy()
+    keys >>= 8
+    return keys
 
 
 def _transparent_value(values, transparency):

@@ -198,7 +198,7 @@ def score_page(track, submission, page, options, wanted):
     if official:
         official_shared = shared
         lines_read["fest2025"] = gt
-        dropped = int(np.count_nonzero(gt_mask & ~official_mask))
+        dropped = 0 if official_mask is gt_mask else int(np.count_nonzero(gt_mask & ~official_mask))
         if dropped:
             # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
             lines_read["fest2025"] = seg.lines_of(official_mask, connectivity)
