@@ -101,6 +101,16 @@ def test_small_spill_of_a_correct_line_is_tolerated_and_both_low_is_missed_and_e
     assert counts_from_map(classes, gt, predicted) == dict(table(outcome), uncounted=0)
 
 
+def test_extra_fragment_only_on_odd_squares_still_shows():
+    # Line 1 (10 px) found by a (9 px: P 1, R 0.9): correct. b is one pixel inside the line, at
+    # row 0, column 1 (odd square: the checkerboard would skip it), unmatched: extra. With no
+    # other pixel to show, it takes its pixel, so the extra line stays visible.
+    gt, predicted, outcome, classes = page(("#####", "#####"), ("abaaa", "aaaaa"))
+    assert table(outcome) == {"correct": 1, "missed": 0, "imprecise": 0, "extra": 1}
+    assert classes.tolist() == [[seg.CORRECT, seg.EXTRA] + [seg.CORRECT] * 3, [seg.CORRECT] * 5]
+    assert counts_from_map(classes, gt, predicted) == dict(table(outcome), uncounted=0)
+
+
 def test_fest2025_map_uses_its_own_outcomes():
     # fest2025 on the merge: both lines' best match is the prediction (not one-to-one):
     # R 1, P 1/3 for both: the script's "extra" (imprecise) twice, nothing missed.
