@@ -126,7 +126,7 @@ def read_yaml(path):
 
 def default_dates(today=None):
     """Development from today (UTC), final in 8 weeks, end 2 weeks later."""
-    today = today or datetime.datetime.utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
+    today = today or datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
     return {"development": today, "final": today + datetime.timedelta(weeks=8),
             "end": today + datetime.timedelta(weeks=10)}
 
