@@ -126,7 +126,9 @@ def read_yaml(path):
 
 def default_dates(today=None):
     """Development from today (UTC), final in 8 weeks, end 2 weeks later."""
-    today = today or datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    if today is None:
+        now = datetime.datetime.now(datetime.timezone.utc)
+        today = now.replace(tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
     return {"development": today, "final": today + datetime.timedelta(weeks=8),
             "end": today + datetime.timedelta(weeks=10)}
 
