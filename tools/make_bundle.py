@@ -39,8 +39,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
 from platforms import (PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
-                       codabench_files, codabench_refusal, codabench_warnings, codalab_competition, codalab_files,
-                       column_label, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
+                       codabench_refusal, codabench_warnings, codalab_competition, column_label,
+                       competition_files, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
                        zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
@@ -428,10 +428,10 @@ def write_competition(dist, source, phases, program):
         write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
         write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
-    write(os.path.join(dist, "competition.zip"), zip_entries(codalab_files(codalab_text, common, phases, kits)))
+    write(os.path.join(dist, "competition.zip"), zip_entries(competition_files(codalab_text, common, phases, kits)))
     if codabench_text is not None:
         write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(codabench_files(codabench_text, common, phases, kits)))
+              zip_entries(competition_files(codabench_text, common, phases, kits)))
 
 
 def build(dist, competition=None, together=False):

@@ -525,6 +525,3 @@ def competition_files(yaml_text, common, phases, kits):
                     (phase.kit_zip, kits[phase.kit_zip])]
     return entries
 
-
-codalab_files = competition_files
-codabench_files = competition_files
