@@ -4,8 +4,8 @@ masks; the reference-classifier counts are per page (pixels are not independent)
 import numpy as np
 import pytest
 from scoring.metaeval import pixels
-from scoring.metrics.segmentation import pack_mask
 from scoring.metrics import pseudo
+from scoring import runs
 
 
 @pytest.mark.parametrize("reference", [None, 2])
@@ -14,7 +14,7 @@ def test_pixel_sums_equal_direct_computation(reference, monkeypatch):
     rng = np.random.RandomState(4)
     truth = [rng.rand(5, 6) < 0.4, rng.rand(3, 9) < 0.3, rng.rand(4, 4) < 0.5]
     subs = [[np.where(rng.rand(*t.shape) < rate, ~t, t) for t in truth] for rate in (0.1, 0.2, 0.3, 0.45)]
-    packed = [dict(((0, k), pack_mask(m)) for k, m in enumerate(pages)) for pages in subs]
+    packed = [dict(((0, k), runs.packed_mask(runs.encode(m))) for k, m in enumerate(pages)) for pages in subs]
     stats, n_agree = pixels.from_packed(packed, reference)
     flat = np.stack([np.concatenate([m.ravel() for m in pages]) for pages in subs]).astype(float)
     p = pseudo.consensus(flat)

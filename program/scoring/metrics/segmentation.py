@@ -1,6 +1,6 @@
 """Text-line segmentation kernels (lines track, SPEC section 4; seeds/lines-track-evaluation.txt).
 
-Pure numpy/scipy: label maps in, numbers out. A page's lines are kept as horizontal runs
+Pure numpy: label maps in, numbers out. A page's lines are kept as horizontal runs
 of pixels (a few thousand on a FEST page, against 2.7 million pixels), so that after one
 pass over the pixels to find the runs, labelling and overlapping work on runs. Every
 measure of a page follows from one overlap table between ground-truth and predicted
@@ -12,8 +12,9 @@ of lines.
 import collections
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse import csgraph
+
+from .. import runs
+from ..runs import Runs, encode
 
 METRICS = ("line_iu", "pixel_iu", "dr", "ra", "fm")
 
@@ -30,22 +31,6 @@ label: the run's line, 1..count, numbered in raster order of each line's first p
 """
 
 
-def _runs(values):
-    """Maximal horizontal runs of one nonzero value: (start, stop, value), raster order."""
-    height, width = values.shape
-    flat = np.ascontiguousarray(values).ravel()
-    size = flat.size
-    edge = np.ones(size + 1, dtype=bool)
-    if size:
-        np.not_equal(flat[1:], flat[:-1], out=edge[1:size])
-        edge[0:size:width] = True  # every row starts a run
-    bounds = np.flatnonzero(edge)
-    start, stop = bounds[:-1], bounds[1:]
-    value = flat[start]
-    keep = value != 0
-    return start[keep], stop[keep], value[keep].astype(np.int64)
-
-
 def _expand(first, count):
     """first[i], first[i] + 1, ..., first[i] + count[i] - 1 for every i, concatenated."""
     total = int(count.sum())
@@ -56,19 +41,20 @@ def _expand(first, count):
 def lines_of(values, connectivity=8):
     """Connected components of each colour class of a map: its Lines.
 
-    values: integer (or boolean) array, 0 the background, any other value a colour class;
-    a boolean mask is one class, so this labels its blobs. Pixels of one class are
-    connected through their 4 or 8 neighbours; touching lines of different colours stay
-    apart. The numbering (raster order of each line's first pixel, as scipy.ndimage.label)
-    depends on where the lines are, not on their colours, so neither does the matching's
-    tie order.
+    values: the map's Runs (runs.encode), or an integer (or boolean) array, 0 the
+    background, any other value a colour class; a boolean mask is one class, so this
+    labels its blobs. Pixels of one class are connected through their 4 or 8 neighbours;
+    touching lines of different colours stay apart. The numbering (raster order of each
+    line's first pixel, as scipy.ndimage.label) depends on where the lines are, not on
+    their colours, so neither does the matching's tie order.
 
-    Works on runs, not pixels: one pass finds the runs, each run is linked to the runs of
-    the same colour it touches in the row above (a binary search, as runs are sorted), and
-    the components of that graph are the lines.
+    Works on runs, not pixels: each run is linked to the runs of the same colour it
+    touches in the row above (a binary search, as runs are sorted), and the components
+    of that graph are the lines.
     """
-    height, width = values.shape
-    start, stop, value = _runs(values)
+    page = values if isinstance(values, Runs) else encode(np.asarray(values))
+    height, width = page.shape
+    start, stop, value = page.start, page.stop, page.value
     n = start.size
     if n == 0:
         return Lines((height, width), start, stop, value, np.zeros(0, dtype=np.int64), 0)
@@ -84,28 +70,51 @@ def lines_of(values, connectivity=8):
     upper = _expand(first, count)
     lower = np.repeat(np.arange(n, dtype=np.int64), count)
     same = value[upper] == value[lower]
-    graph = sparse.coo_matrix((np.ones(int(same.sum()), dtype=np.int8), (upper[same], lower[same])),
-                              shape=(n, n))
-    parts, part_of = csgraph.connected_components(graph, directed=False)
-    # Number the lines in raster order of their first run (runs are in raster order).
-    _, first_run = np.unique(part_of, return_index=True)
-    rank = np.empty(parts, dtype=np.int64)
-    rank[np.argsort(first_run, kind="stable")] = np.arange(1, parts + 1, dtype=np.int64)
-    return Lines((height, width), start, stop, value, rank[part_of], int(parts))
+    root = smallest_connected(n, upper[same], lower[same])
+    # A component's smallest run is its first in raster order: number the lines so.
+    rank = np.cumsum(root == np.arange(n))
+    return Lines((height, width), start, stop, value, rank[root], int(rank[-1]))
+
+
+def smallest_connected(n, low, high):
+    """For each of the nodes 0..n-1 of an undirected graph, the smallest node connected
+    to it (its component's root).
+
+    low, high: the edges, low < high, sorted by high then low (as lines_of links each
+    run to the runs above it). Each root takes as parent its smallest neighbour root
+    (hooking), then every node points straight to its root (pointer jumping); the edges
+    between two roots that remain go to the next round. A parent is always smaller than
+    its child, so the smallest node of a component stays its root. On runs linked row by
+    row, the first round leaves only the edges that join two branches (a few).
+    """
+    parent = np.arange(n, dtype=np.int64)
+    while low.size:
+        first = np.ones(low.size, dtype=bool)
+        np.not_equal(high[1:], high[:-1], out=first[1:])
+        parent[high[first]] = low[first]
+        parent = _root_of(parent)
+        low, high = parent[low[~first]], parent[high[~first]]
+        apart = low != high
+        low, high = low[apart], high[apart]
+        low, high = np.minimum(low, high), np.maximum(low, high)
+        order = np.lexsort((low, high))
+        low, high = low[order], high[order]
+    return parent
+
+
+def _root_of(parent):
+    """parent followed to the roots (pointer jumping: the paths halve at each step)."""
+    while True:
+        grand = parent[parent]
+        if np.array_equal(grand, parent):
+            return parent
+        parent = grand
 
 
 def paint(lines, codes, dtype):
     """A page-sized array: codes[label] on each line's pixels, codes[0] elsewhere."""
-    height, width = lines.shape
     codes = np.asarray(codes, dtype=dtype)
-    # Alternate the gaps (background) and the runs: one np.repeat writes the whole page.
-    lengths = np.empty(2 * lines.start.size + 1, dtype=np.int64)
-    lengths[0:-1:2] = lines.start - np.concatenate([[0], lines.stop[:-1]])
-    lengths[1::2] = lines.stop - lines.start
-    lengths[-1] = height * width - (lines.stop[-1] if lines.stop.size else 0)
-    fill = np.full(lengths.size, codes[0], dtype=dtype)
-    fill[1::2] = codes[lines.label]
-    return np.repeat(fill, lengths).reshape(height, width)
+    return runs.paint(lines, codes[lines.label], dtype, background=codes[0])
 
 
 def component_colours(lines):
@@ -397,9 +406,3 @@ def error_map(gt, predicted, outcome):
         * np.repeat(step, pixels)
     classes.ravel()[positions] = EXTRA
     return classes
-
-
-def pack_mask(mask):
-    """A boolean mask as (shape, bits): 1 bit a pixel, for keeping many pages in memory."""
-    mask = np.asarray(mask, dtype=bool)
-    return mask.shape, np.packbits(mask.ravel())

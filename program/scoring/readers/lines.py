@@ -1,9 +1,9 @@
 """Reader of the lines track (FEST): ground-truth masks and predicted instance maps.
 
-Finds the pages, validates names and sizes, and decodes images into canonical arrays:
-a boolean mask for the ground truth, a colour-key array for a prediction (0 the
-background, otherwise R<<16 | G<<8 | B, or the grey value of a 16-bit label image).
-It never scores.
+Finds the pages, validates names and sizes, and decodes images into their canonical
+form, horizontal runs (runs.Runs): of the mask for the ground truth, of the colour keys
+for a prediction (R<<16 | G<<8 | B, or the grey value of a 16-bit label image; 0 the
+background). It never scores.
 """
 
 import os
@@ -12,14 +12,13 @@ import sys
 import numpy as np
 from PIL import Image
 
-from .. import memory
+from .. import memory, runs
 from ..errors import ReferenceDataError, SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
 
 EXTENSIONS = (".png", ".tif", ".tiff", ".bmp")
 JPEG = (".jpg", ".jpeg", ".jpe", ".jfif")
-BLACK = 0
 
 
 class Page(object):
@@ -32,21 +31,17 @@ class Page(object):
 
 
 class Prediction(object):
-    """A decoded prediction: colour keys (0 background) and notes for the fest2025 protocol.
+    """A decoded prediction: the Runs of its colour keys and notes for the fest2025 protocol.
 
     transparent_colour: some transparent pixels are not black (the official script, which
     ignores alpha and tRNS, would see them as lines); sixteen_bit: a 16-bit or 32-bit grey
     image, or 16 bits per colour channel (the official script reduces it to 8 bits).
     """
 
-    def __init__(self, colours, transparent_colour=False, sixteen_bit=False):
-        self.colours = colours
+    def __init__(self, runs, transparent_colour=False, sixteen_bit=False):
+        self.runs = runs
         self.transparent_colour = transparent_colour
         self.sixteen_bit = sixteen_bit
-
-    @property
-    def foreground(self):
-        return self.colours != BLACK
 
 
 def manuscripts(track):
@@ -145,6 +140,55 @@ def _load(image, shown, error):
     return image
 
 
+#: Modes that Pillow can decode straight into an array of ours (no copy afterwards), with
+#: the array's dtype: its memory holds a byte a pixel (1: 0 or 255), or for RGB four bytes
+#: a pixel, R, G, B and padding.
+DIRECT_MODES = {"1": np.uint8, "L": np.uint8, "RGB": np.uint32}
+
+
+def _load_pixels(image, shown, error, name):
+    """Decode an opened image; return its pixels as an array when its mode is one of
+    DIRECT_MODES and Pillow decoded it straight into that array (a scratch array called
+    `name`, reused from page to page: use it before the next page), else None (the image
+    is then decoded in Pillow's own memory, as by _load).
+
+    Pillow decodes into the memory an image already has if its size and mode fit; an
+    array is given that memory through Image.core.map_buffer, the call Image.frombuffer
+    makes. Its signature changed in Pillow 7, and Pillow 13 maps a mode 1 image only as L
+    (the same bytes); whatever a Pillow version does instead (another signature, a copy,
+    memory of its own), the result is checked: only pixels decoded into the array itself
+    are returned.
+    """
+    dtype = DIRECT_MODES.get(image.mode)
+    core = None
+    if dtype is not None:
+        width, height = image.size
+        array = runs.scratch(name, (height, width), dtype)
+        core = _map(array, image.mode, (width, height))
+        if core is not None:
+            try:
+                image.im = core
+            except (AttributeError, TypeError):
+                core = None
+    _load(image, shown, error)
+    if core is None or image.im is not core:
+        return None
+    return array
+
+
+def _map(array, mode, size):
+    """A Pillow image core of `mode` whose pixels are array's memory, or None."""
+    stride = array.strides[0]
+    for as_mode in (mode, "L") if mode == "1" else (mode,):
+        args = (as_mode, stride, 1)
+        for extra in ((0,), (None, 0)):  # (offset) in recent Pillow, (bounding box, offset) in Pillow 6
+            try:
+                return Image.core.map_buffer(array, size, "raw", *(extra + (args,)))
+            except (AttributeError, TypeError, ValueError):
+                continue
+    return None
+
+
 def _unreadable(shown, exc, error, path=None):
     """Pillow's message names the file by its path on the scoring machine: shown instead."""
     reason = str(exc).strip() or type(exc).__name__
@@ -203,15 +247,20 @@ def official_grey(image):
 
 
 def read_ground_truth(track, page, official=False):
-    """The ground-truth mask of a page: nonzero pixels (any channel) are text-line pixels.
+    """The ground-truth mask of a page as Runs (value 1): nonzero pixels (any channel) are
+    text-line pixels.
 
     official: also the mask as the official FEST script reads it (nonzero in OpenCV's
-    8-bit grey, official_grey); the result is then (mask, official mask).
+    8-bit grey, official_grey); the result is then (mask, official mask), the same object
+    twice where they are equal.
     """
     shown = track.ref_name(page.manuscript, page.filename)
-    image = _load(_open(os.path.join(track.path, page.manuscript, page.filename), shown, ReferenceDataError),
-                  shown, ReferenceDataError)
+    image = _open(os.path.join(track.path, page.manuscript, page.filename), shown, ReferenceDataError)
+    pixels = _load_pixels(image, shown, ReferenceDataError, "ground truth")
     # A binary or 8-bit grey mask reads the same through OpenCV's grey: the mask itself.
+    if pixels is not None and image.mode in ("1", "L"):
+        mask = runs.encode(pixels, _nonzero)
+        return (mask, mask) if official else mask
     grey = official_grey(image) != 0 if official and image.mode not in ("1", "L") else None
     if image.mode == "P":
         image = image.convert("RGB")
@@ -221,10 +270,15 @@ def read_ground_truth(track, page, official=False):
     if array.ndim == 3:
         channels = array.shape[2]
         array = array[..., :3] if channels >= 3 else array[..., :1]
-        mask = array.any(axis=2)
-    else:
-        mask = array != 0
-    return (mask, mask if grey is None else grey) if official else mask
+        array = array.any(axis=2)
+    mask = runs.encode(array, _nonzero)
+    if not official:
+        return mask
+    return mask, (mask if grey is None else runs.encode(grey))
+
+
+def _nonzero(values):
+    return values != 0
 
 
 def find_prediction(submission, page):
@@ -260,13 +314,48 @@ def read_prediction(submission, page, filename, shape):
     image = _open(path, shown, SubmissionError, shape)
     colours = palette_size(image) if image.mode == "P" else None
     rawmode = _sixteen_bit_rawmode(image)
-    _load(image, shown, SubmissionError)
-    low = _low_bytes(path, rawmode, shown, SubmissionError) if rawmode else None
-    return decode_instance_map(image, shown, colours, low)
+    if rawmode:
+        _load(image, shown, SubmissionError)
+        return decode_instance_map(image, shown, colours, _low_bytes(path, rawmode, shown, SubmissionError))
+    pixels = _load_pixels(image, shown, SubmissionError, "prediction")
+    if pixels is not None:
+        return _decoded_instance_map(pixels, image.mode, image.info.get("transparency"))
+    return decode_instance_map(image, shown, colours)
+
+
+def _decoded_instance_map(pixels, mode, transparency):
+    """The Prediction of pixels decoded straight into an array (_load_pixels): their runs
+    are found on the raw values, and the colour keys computed per run."""
+    noted = []
+
+    def keys(values):
+        if mode == "RGB":
+            # Memory order R, G, B, padding: one little- or big-endian word.
+            words = values.astype(np.int64)
+            if sys.byteorder == "little":
+                colours = (words & 0xFF) << 16 | (words & 0xFF00) | (words >> 16 & 0xFF)
+            else:
+                colours = words >> 8 & 0xFFFFFF
+            if isinstance(transparency, tuple) and len(transparency) == 3 and max(transparency) < 256:
+                r, g, b = (int(v) for v in transparency)
+                transparent = colours == (r << 16 | g << 8 | b)
+            else:
+                transparent = None
+        else:
+            grey = values.astype(np.int64)
+            colours = np.where(grey != 0, 0xFFFFFF, 0) if mode == "1" else grey * 0x010101
+            transparent = _transparent_value(grey, transparency) if mode == "L" else None
+        if transparent is not None:
+            noted.append(bool(np.any(transparent & (colours != 0))))
+            colours[transparent] = 0
+        return colours
+
+    page = runs.encode(pixels, keys)
+    return Prediction(page, transparent_colour=any(noted))
 
 
 def decode_instance_map(image, shown, palette_colours=None, low=None):
-    """Colour keys of an instance map: RGB/RGBA colours, grey labels or a binary mask.
+    """The Prediction of an instance map: RGB/RGBA colours, grey labels or a binary mask.
 
     palette_colours: the size of a palette image's palette (from palette_size before
     decoding); an index beyond it is refused, as PNG forbids it and Pillow versions read
@@ -274,6 +363,13 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
     are then kept exact (R << 32 | G << 16 | B of the 16-bit samples).
     PNG transparency (tRNS) counts: a pixel of the transparent colour or grey is background.
     """
+    colours, transparent_colour, sixteen_bit = instance_colours(image, shown, palette_colours, low)
+    return Prediction(runs.encode(colours), transparent_colour, sixteen_bit)
+
+
+def instance_colours(image, shown, palette_colours=None, low=None):
+    """(colour keys, transparent_colour, sixteen_bit) of a decoded instance map: a colour
+    key per pixel, 0 the background (decode_instance_map)."""
     mode = image.mode
     transparent_colour = False
     transparency = image.info.get("transparency")
@@ -292,7 +388,7 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
         image = image.convert("RGBA")
         mode = image.mode
     if mode == "1":
-        return Prediction(np.where(np.asarray(image), 0xFFFFFF, 0).astype(np.uint32))
+        return np.where(np.asarray(image), 0xFFFFFF, 0).astype(np.uint32), False, False
     if mode in ("L", "LA"):
         array = np.asarray(image)
         grey = (array[..., 0] if array.ndim == 3 else array).astype(np.uint32)
@@ -300,7 +396,7 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
         if transparent is not None:
             transparent_colour = bool(np.any(transparent & (grey != 0)))
             grey[transparent] = 0
-        return Prediction(grey * 0x010101, transparent_colour)
+        return grey * 0x010101, transparent_colour, False
     if mode in ("I;16", "I;16B", "I;16L", "I"):
         array = np.asarray(image).astype(np.int64)
         if array.min() < 0:
@@ -310,7 +406,7 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
         if transparent is not None:
             transparent_colour = bool(np.any(transparent & (array != 0)))
             array[transparent] = 0
-        return Prediction(array, transparent_colour, sixteen_bit=True)
+        return array, transparent_colour, True
     if mode in ("RGB", "RGBA"):
         array = np.asarray(image) if mode == "RGBA" or low is not None else None
         if low is not None:
@@ -331,7 +427,7 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
         if transparent is not None:
             transparent_colour = bool(np.any(transparent & (colours != 0)))
             colours[transparent] = 0
-        return Prediction(colours, transparent_colour, sixteen_bit=low is not None)
+        return colours, transparent_colour, low is not None
     raise SubmissionError("%s has the image mode %s; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
                           "label image or a binary mask." % (shown, mode))
 

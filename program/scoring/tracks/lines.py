@@ -16,6 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 import numpy as np
 
 from .. import options as opt
+from .. import runs
 from ..errors import ScoringError, SubmissionError
 from ..itemview import ItemView, Ratio, Score, leaderboard
 from ..layout import key_name
@@ -189,7 +190,7 @@ def score_page(track, submission, page, options, wanted):
     prediction = reader.read_prediction(submission, page, filename, gt_mask.shape)
     connectivity = options["connectivity"]
     gt = seg.lines_of(gt_mask, connectivity)
-    predicted = seg.lines_of(prediction.colours, connectivity)
+    predicted = seg.lines_of(prediction.runs, connectivity)
     shared = seg.overlap(gt, predicted)
     standard = seg.standard_page(shared, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
@@ -198,7 +199,7 @@ def score_page(track, submission, page, options, wanted):
     if official:
         official_shared = shared
         lines_read["fest2025"] = gt
-        dropped = 0 if official_mask is gt_mask else int(np.count_nonzero(gt_mask & ~official_mask))
+        dropped = 0 if official_mask is gt_mask else runs.area(gt_mask) - runs.shared_area(gt_mask, official_mask)
         if dropped:
             # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
             lines_read["fest2025"] = seg.lines_of(official_mask, connectivity)
@@ -209,11 +210,10 @@ def score_page(track, submission, page, options, wanted):
         out["fest2025"], more = fest2025(official_shared, prediction, predicted, options,
                                          submission.name(page.manuscript, filename))
         notes += more
-    foreground = prediction.foreground
     # The map shows the outcomes that the per-page table counts: the primary protocol's.
     classes = seg.error_map(lines_read[wanted[0]], predicted, out[wanted[0]])
     # The foreground kept packed (1 bit a pixel) so that compare.py never decodes a page twice.
-    return out, classes, notes, seg.pack_mask(foreground)
+    return out, classes, notes, runs.packed_mask(prediction.runs)
 
 
 def fest2025(shared, prediction, predicted, options, shown):
