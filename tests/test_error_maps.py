@@ -8,6 +8,7 @@ with the outcome worked out from SPEC 4's definitions, a random property, and th
 the scoring program writes (palette indices = outcome codes, colours from the legend).
 """
 
+import io
 import os
 
 import numpy as np
@@ -247,3 +248,16 @@ def test_preview_follows_its_rule_block_by_block(seed):
     small = charts.downscale_classes(classes, factor)
     assert small.dtype == np.uint8
     assert np.array_equal(small, _downscaled_block_by_block(classes, factor))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([1, 2, 4, 8]), st.integers(1, 11), st.integers(1, 5), st.integers(0, 2 ** 31))
+def test_palette_png_reads_back_as_its_indices_and_colours(bits, width, height, seed):
+    # The error maps' own PNG writer: any bit depth, widths that do not fill the last byte.
+    indices = np.random.RandomState(seed % (2 ** 31)).randint(0, 2 ** bits, size=(height, width)).astype(np.uint8)
+    palette = [(7 * i) % 256 for i in range(768)]
+    image = Image.open(io.BytesIO(charts.palette_png(indices, palette, bits)))
+    assert image.mode == "P" and image.size == (width, height)
+    assert (np.asarray(image) == indices).all()
+    colours = np.asarray(image.convert("RGB")).reshape(-1, 3)
+    assert (colours == np.array(palette).reshape(256, 3)[indices.ravel()]).all()

@@ -124,15 +124,24 @@ def component_colours(lines):
     return out[1:]
 
 
-Overlap = collections.namedtuple("Overlap", "gt pred pixels area_gt area_pred")
+Overlap = collections.namedtuple("Overlap", "gt pred pixels area_gt area_pred pieces")
 Overlap.__doc__ = """The overlap table of a page, kept sparse.
 
 gt, pred, pixels: every pair of a ground-truth line and a predicted line that share
 pixels (labels 1..N1 and 1..N2, sorted by gt then pred) and how many they share;
-area_gt, area_pred: the pixels of each line, index 0 the pixels outside every line.
+area_gt, area_pred: the pixels of each line, index 0 the pixels outside every line;
+pieces: the Pieces it was counted from (the error map paints them).
 Only overlapping pairs are stored, so a page of a million specks costs memory in
 proportion to its specks, not to lines x specks.
 """
+
+Pieces = collections.namedtuple("Pieces", "gt pred start length")
+Pieces.__doc__ = """The pixels that ground-truth runs share with predicted runs, in raster
+order: for each piece, its ground-truth run and predicted run (indices), its first pixel
+and its length."""
+
+#: Up to this many cells ((N1 + 1) x (N2 + 1)), the overlap table is counted dense.
+DENSE_CELLS = 1 << 20
 
 
 def overlap(gt, pred):
@@ -141,24 +150,32 @@ def overlap(gt, pred):
     Each ground-truth run meets a contiguous range of predicted runs (both are sorted and
     disjoint); the shared pixels of runs are summed per pair of lines by one bincount
     over the paired labels, as scikit-image's contingency table but over runs instead of
-    pixels.
+    pixels (into a dense table when it is small, else over the distinct pairs).
     """
-    g, p = _pieces(gt, pred)
-    shared = np.minimum(gt.stop[g], pred.stop[p]) - np.maximum(gt.start[g], pred.start[p])
-    pair, where = np.unique(gt.label[g] * (pred.count + 1) + pred.label[p], return_inverse=True)
-    pixels = np.bincount(where.ravel(), weights=shared, minlength=pair.size).astype(np.int64)
+    shared = pieces(gt, pred)
+    columns = pred.count + 1
+    pair = gt.label[shared.gt] * columns + pred.label[shared.pred]
+    cells = (gt.count + 1) * columns
+    if cells <= DENSE_CELLS:
+        table = np.bincount(pair, weights=shared.length, minlength=cells)
+        pair = np.flatnonzero(table)  # every piece has a pixel: the pairs that share pixels
+        pixels = table[pair].astype(np.int64)
+    else:
+        pair, where = np.unique(pair, return_inverse=True)
+        pixels = np.bincount(where.ravel(), weights=shared.length, minlength=pair.size).astype(np.int64)
     size = gt.shape[0] * gt.shape[1]
-    return Overlap(pair // (pred.count + 1), pair % (pred.count + 1), pixels,
-                   _areas(gt, size), _areas(pred, size))
+    return Overlap(pair // columns, pair % columns, pixels, _areas(gt, size), _areas(pred, size), shared)
 
 
-def _pieces(gt, pred):
-    """(g, p): every pair of a ground-truth run and a predicted run that share pixels,
-    sorted by g then p. Each ground-truth run meets a contiguous range of predicted runs
-    (both are sorted and disjoint), so the pieces they share are in raster order."""
+def pieces(gt, pred):
+    """The Pieces of two Runs (or Lines) of a page. Each ground-truth run meets a
+    contiguous range of predicted runs (both are sorted and disjoint), so the pieces
+    they share, sorted by ground-truth run then predicted run, are in raster order."""
     first = np.searchsorted(pred.stop, gt.start, side="right")
     count = np.maximum(np.searchsorted(pred.start, gt.stop, side="left") - first, 0)
-    return np.repeat(np.arange(gt.start.size, dtype=np.int64), count), _expand(first, count)
+    g, p = np.repeat(np.arange(gt.start.size, dtype=np.int64), count), _expand(first, count)
+    start = np.maximum(gt.start[g], pred.start[p])
+    return Pieces(g, p, start, np.minimum(gt.stop[g], pred.stop[p]) - start)
 
 
 def _areas(lines, size):
@@ -356,39 +373,43 @@ def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
     }
 
 
-def error_map(gt, predicted, outcome):
+def error_map(gt, predicted, outcome, shared=None):
     """The error map of a page: one outcome code per pixel (uint8, the page's shape).
 
     gt, predicted: the page's Lines; outcome: `gt_outcome`, `pred_extra` and `pred_match`
-    of the page (standard_page; fest2025_page gives `gt_outcome` only). A ground-truth
-    line's pixels carry its outcome (CORRECT, MISSED, IMPRECISE, or UNCOUNTED where the protocol counts it
-    nowhere); a predicted line counted as extra paints EXTRA where it lies outside the
-    line it is matched to: outside the ground truth on every pixel, over another
-    ground-truth line on every other pixel (a checkerboard, so that line's own outcome
-    stays visible); predicted pixels of other lines outside the ground truth are TOLERATED.
-    So every extra line shows some EXTRA pixels, and every ground-truth line shows its
-    own outcome: counting colours gives the table's counts.
+    of the page (standard_page; fest2025_page gives `gt_outcome` only); shared: their
+    Overlap, if already counted. A ground-truth line's pixels carry its outcome (CORRECT,
+    MISSED, IMPRECISE, or UNCOUNTED where the protocol counts it nowhere); a predicted line
+    counted as extra paints EXTRA where it lies outside the line it is matched to: outside
+    the ground truth on every pixel, over another ground-truth line on every other pixel (a
+    checkerboard, so that line's own outcome stays visible); predicted pixels of other
+    lines outside the ground truth are TOLERATED. So every extra line shows some EXTRA
+    pixels, and every ground-truth line shows its own outcome: counting colours gives the
+    table's counts.
 
     Works on runs: the pixels of a predicted line over a ground-truth line are the pieces
     shared by their runs (as in overlap), so only those pieces are visited pixel by pixel.
     """
     height, width = gt.shape
+    if shared is None:
+        shared = overlap(gt, predicted)
     extra_of = np.zeros(predicted.count + 1, dtype=bool)
     match_of = np.zeros(predicted.count + 1, dtype=np.int64)
     if "pred_extra" in outcome:  # fest2025 counts no predicted line as extra
         extra_of[1:], match_of[1:] = outcome["pred_extra"], outcome["pred_match"]
-    classes = paint(gt, np.concatenate([[BACKGROUND], outcome["gt_outcome"]]), np.uint8)
+    # Ground-truth lines over predicted pixels: painted apart, the line's code + 8 outweighs
+    # EXTRA and TOLERATED (4, 5) in their maximum, and the low 3 bits are the code again.
+    classes = paint(gt, np.concatenate([[BACKGROUND], outcome["gt_outcome"] + 8]), np.uint8)
     # Outside the ground truth: EXTRA on a line counted as extra, TOLERATED on any other.
     outside = paint(predicted, np.where(extra_of, EXTRA, TOLERATED) * (np.arange(predicted.count + 1) > 0),
                     np.uint8)
-    np.copyto(classes, outside, where=classes == BACKGROUND)
-    g, p = _pieces(gt, predicted)
-    start = np.maximum(gt.start[g], predicted.start[p])
-    length = np.minimum(gt.stop[g], predicted.stop[p]) - start
-    line = predicted.label[p]
+    np.maximum(classes, outside, out=classes)
+    np.bitwise_and(classes, 7, out=classes)
+    g, start, length = shared.pieces.gt, shared.pieces.start, shared.pieces.length
+    line = predicted.label[shared.pieces.pred]
     # A line shows EXTRA outside the ground truth if any of its pixels lies there.
     inside = np.bincount(line, weights=length, minlength=predicted.count + 1)
-    seen = _areas(predicted, height * width) - inside.astype(np.int64) > 0
+    seen = shared.area_pred - inside.astype(np.int64) > 0
     # Pieces of an extra line over a line other than its match: EXTRA on the pixels of even
     # row + column; an extra line without any EXTRA pixel so far takes all its pieces.
     foreign = extra_of[line] & (gt.label[g] != match_of[line])

@@ -195,23 +195,23 @@ def score_page(track, submission, page, options, wanted):
     standard = seg.standard_page(shared, options["threshold"], options["match_threshold"])
     out = {"standard": standard}
     notes = []
-    lines_read = {"standard": gt}
+    counted = {"standard": (gt, shared)}  # per protocol: the ground-truth lines it counts, their overlap
     if official:
-        official_shared = shared
-        lines_read["fest2025"] = gt
+        counted["fest2025"] = counted["standard"]
         dropped = 0 if official_mask is gt_mask else runs.area(gt_mask) - runs.shared_area(gt_mask, official_mask)
         if dropped:
             # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
-            lines_read["fest2025"] = seg.lines_of(official_mask, connectivity)
-            official_shared = seg.overlap(lines_read["fest2025"], predicted)
+            official_gt = seg.lines_of(official_mask, connectivity)
+            counted["fest2025"] = (official_gt, seg.overlap(official_gt, predicted))
             notes.append("%s has %d line pixels that OpenCV's 8-bit grey conversion, which the official script "
                          "uses, turns black (dark colours, or 16-bit values below 256); fest2025 leaves them out "
                          "as the official script does." % (track.ref_name(page.manuscript, page.filename), dropped))
-        out["fest2025"], more = fest2025(official_shared, prediction, predicted, options,
+        out["fest2025"], more = fest2025(counted["fest2025"][1], prediction, predicted, options,
                                          submission.name(page.manuscript, filename))
         notes += more
     # The map shows the outcomes that the per-page table counts: the primary protocol's.
-    classes = seg.error_map(lines_read[wanted[0]], predicted, out[wanted[0]])
+    lines, lines_shared = counted[wanted[0]]
+    classes = seg.error_map(lines, predicted, out[wanted[0]], lines_shared)
     # The foreground kept packed (1 bit a pixel) so that compare.py never decodes a page twice.
     return out, classes, notes, runs.packed_mask(prediction.runs)
 
