@@ -19,6 +19,7 @@ import io
 import math
 import re
 import struct
+import sys
 import unicodedata
 import zlib
 
@@ -562,9 +563,16 @@ def palette_png(indices, palette, bits):
     rows = np.empty((height, 1 + padded // per_byte), dtype=np.uint8)
     rows[:, 0] = 0  # each row's filter type: none
     packed = rows[:, 1:]
-    np.left_shift(pixels[:, 0::per_byte], 8 - bits, out=packed)  # the first pixel in the high bits
-    for k in range(1, per_byte):
-        np.bitwise_or(packed, pixels[:, k::per_byte] << (8 - bits * (k + 1)), out=packed)
+    if bits == 4:  # two pixels a byte, the first in the high bits: a pass over byte pairs
+        pairs = np.ascontiguousarray(pixels).view(np.uint16)
+        high, low = (pairs, pairs >> 8) if sys.byteorder == "little" else (pairs >> 8, pairs)
+        combined = high << 4
+        combined |= low
+        np.copyto(packed, combined, casting="unsafe")  # the low byte of each
+    else:
+        np.left_shift(pixels[:, 0::per_byte], 8 - bits, out=packed)  # the first pixel in the high bits
+        for k in range(1, per_byte):
+            np.bitwise_or(packed, pixels[:, k::per_byte] << (8 - bits * (k + 1)), out=packed)
     compressor = zlib.compressobj(1)
     data = compressor.compress(rows) + compressor.flush()
     colours = bytes(bytearray(palette[:3 * (1 << bits)]))

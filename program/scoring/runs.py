@@ -55,14 +55,12 @@ def encode(values, key=None):
     if key is not None:
         value = np.asarray(key(value), dtype=np.int64)
         same = value[1:] == value[:-1]
-        same &= start[1:-1] % width != 0
         if same.any():
-            kept = np.concatenate([[True], ~same, [True]])
-            start, value = start[kept], value[np.flatnonzero(kept[:-1])]
-    stop = start[1:]
-    start = start[:-1]
-    line = value != 0
-    return Runs((height, width), start[line], stop[line], value[line].astype(np.int64))
+            same &= start[1:-1] % width != 0
+            kept = np.concatenate([[True], ~same])
+            start, value = start[np.concatenate([kept, [True]])], value[kept]
+    line = np.flatnonzero(value)
+    return Runs((height, width), start[line], start[line + 1], value[line].astype(np.int64))
 
 
 def paint(runs, codes, dtype, background=0):
