@@ -59,10 +59,10 @@ def lines_of(values, connectivity=8):
     if n == 0:
         return Lines((height, width), start, stop, value, np.zeros(0, dtype=np.int64), 0)
     reach = 1 if connectivity == 8 else 0
-    row = start // width
-    above = (row - 1) * width
-    low = above + np.maximum(start - row * width - reach, 0)
-    high = above + np.minimum(stop - row * width - 1 + reach, width - 1)
+    row_start = start - start % width
+    # The pixels above the run (and its two corners, under 8-connectivity), within the row.
+    low = np.maximum(start - reach, row_start) - width
+    high = np.minimum(stop - 1 + reach, row_start + width - 1) - width
     # Runs of the row above touching this one: stop > low and start <= high (a contiguous
     # range, since runs are disjoint and sorted); none for the first row (high < 0).
     first = np.searchsorted(stop, low, side="right")
