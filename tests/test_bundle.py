@@ -699,6 +699,17 @@ def test_codabench_leaderboard_ranks_by_the_tracks_primary_key(dist, track):
 # ---------------------------------------------------------------------------- both
 
 
+@pytest.mark.parametrize("track", TRACKS)
+def test_terms_say_the_leaderboard_page_is_open_to_anyone(dist, track):
+    """apps/web/views.py, MyCompetitionSubmissionOutput.get: detailed_results.html of a
+    submission that has a PhaseLeaderBoardEntry is served to any visitor, signed in or not
+    (get_file_for_download with override_permissions); force_submission_to_leaderboard puts
+    every finished submission there. Codabench: SubmissionViewSet.get_detail_result."""
+    files, _ = codalab_zip(dist, track)
+    terms = " ".join(files["terms.html"].decode("utf-8").split())
+    assert "can be opened by anyone, on Codalab v1.5 as on Codabench" in terms
+
+
 def test_final_reference_data_hide_the_ground_truth(dist):
     """No final phase ships public_details: true (the lines page would draw the hidden
     ground truth): check_public_details refuses it unless source.yaml marks the phase."""
