@@ -696,6 +696,39 @@ def test_codabench_leaderboard_ranks_by_the_tracks_primary_key(dist, track):
     assert ranked == expected
 
 
+def phase_status(start, end, now):
+    """src/apps/api/serializers/competitions.py, PhaseSerializer.get_status (naive datetimes,
+    recomputed at each request): started when start <= now, ended when an end exists and
+    end < now; Previous when both, Current when started only, Next otherwise. The submission
+    page uploads only to a Current phase (src/static/riot/competitions/detail/
+    submission_upload.tag, check_can_upload)."""
+    started = not start > now
+    ended = started and end is not None and end < now
+    if started and ended:
+        return "Previous"
+    return "Current" if started else "Next"
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codabench_phase_statuses_and_the_warning_of_a_closed_schedule(dist, track):
+    """At every moment around the schedule at most one phase is Current, and the build warns
+    exactly when Codabench would show both phases as Previous (the demo's dates are in the past
+    on 2026-11-23: its site then offered no upload form, the API still took submissions)."""
+    _, competition = codabench_zip(dist, track)
+    phases = [(get_datetime(p["start"]), get_datetime(p["end"])) for p in competition["phases"]]
+    first, last = phases[0][0], phases[-1][1]
+    second = datetime.timedelta(seconds=1)
+    moments = [first - second, first, phases[0][1], phases[0][1] + 30 * second, phases[1][0], last, last + second,
+               datetime.datetime(2026, 11, 23)]
+    for now in moments:
+        statuses = [phase_status(start, end, now) for start, end in phases]
+        assert statuses.count("Current") <= 1, (now, statuses)
+        assert statuses == [platforms.codabench_phase_status(start, end, now) for start, end in phases]
+        closed = [w for w in platforms.codabench_warnings(SOURCE, now) if "every phase" in w]
+        assert bool(closed) == (statuses == ["Previous", "Previous"]), (now, statuses, closed)
+    assert [phase_status(s, e, phases[0][0] + datetime.timedelta(days=1)) for s, e in phases] == ["Current", "Next"]
+
+
 # ---------------------------------------------------------------------------- both
 
 
