@@ -184,6 +184,19 @@ def test_runs_and_their_areas_and_masks(height, width, data):
     assert shape == (height, width)
     assert (np.unpackbits(bits)[:a.size].reshape(shape) == (a != 0)).all()
     assert (runs.paint(page_a, page_a.value, np.int64) == a).all()
+    # Both ways of painting one-byte values: one repeat, or four pixels at a time and then
+    # the runs' ends one by one (numpy 1.x), at every alignment of the runs to 4-byte words.
+    bytewise = runs._BYTEWISE_REPEAT
+    try:
+        for runs._BYTEWISE_REPEAT in (False, True):
+            for width_shift in range(4):
+                shifted = np.pad(a, ((0, 0), (width_shift, 0)), mode="constant")
+                page = runs.encode(shifted)
+                assert (runs.paint(page, page.value.astype(np.uint8), np.uint8, background=9)
+                        == np.where(shifted != 0, shifted, 9)).all()
+                assert (runs.paint(page, True, bool) == (shifted != 0)).all()
+    finally:
+        runs._BYTEWISE_REPEAT = bytewise
 
 
 @settings(max_examples=100, deadline=None)

@@ -63,19 +63,55 @@ def encode(values, key=None):
     return Runs((height, width), start[line], start[line + 1], value[line].astype(np.int64))
 
 
+#: numpy 1.x's np.repeat copies one element at a time (see paint).
+_BYTEWISE_REPEAT = int(np.__version__.split(".")[0]) < 2
+
+
 def paint(runs, codes, dtype, background=0):
     """A page-sized array: codes[i] on the pixels of run i (or codes on every run, if one
-    value), background elsewhere."""
+    value), background elsewhere.
+
+    One np.repeat writes the page, alternating the gaps and the runs. numpy 1.x repeats
+    element by element (measured: 14 ms a page of bytes on numpy 1.17, against 2 ms on
+    2.4), so there a page of one-byte values is painted four pixels at a time: runs cut to
+    whole 4-byte words, then the pixels of each run outside them (at most three at each
+    end) set one by one (3.4 ms; 1.3 ms on numpy 2.4, where the plain repeat takes 1.2).
+    """
     height, width = runs.shape
-    # Alternate the gaps (background) and the runs: one np.repeat writes the whole page.
-    lengths = np.empty(2 * runs.start.size + 1, dtype=np.int64)
-    lengths[0:-1:2] = runs.start
-    lengths[2:-1:2] -= runs.stop[:-1]
-    lengths[1::2] = runs.stop - runs.start
-    lengths[-1] = height * width - (runs.stop[-1] if runs.stop.size else 0)
+    size = height * width
+    dtype = np.dtype(dtype)
+    codes = np.broadcast_to(np.asarray(codes, dtype=dtype), runs.start.shape)
+    if dtype.itemsize != 1 or not _BYTEWISE_REPEAT:
+        return _repeat(runs.start, runs.stop, codes, background, dtype, size).reshape(height, width)
+    inner_start = -(-runs.start // 4)
+    inner_stop = np.maximum(runs.stop // 4, inner_start)
+    fill = np.uint32(int(np.asarray(background, dtype=dtype).view(np.uint8)) * 0x01010101)
+    words = _repeat(inner_start, inner_stop, codes.view(np.uint8).astype(np.uint32) * 0x01010101, fill,
+                    np.dtype(np.uint32), -(-size // 4))
+    page = words.view(np.uint8)[:size].view(dtype)
+    # The pixels of each run outside its whole words: its head, then its tail.
+    head_stop = np.minimum(inner_start * 4, runs.stop)
+    tail_start = np.minimum(np.maximum(inner_stop * 4, head_stop), runs.stop)
+    first = np.concatenate([runs.start, tail_start])
+    count = np.concatenate([head_stop - runs.start, runs.stop - tail_start])
+    total = int(count.sum())
+    if total:
+        offsets = np.repeat(np.cumsum(count) - count, count)
+        positions = np.arange(total, dtype=np.int64) - offsets + np.repeat(first, count)
+        page[positions] = np.repeat(np.concatenate([codes, codes]), count)
+    return page.reshape(height, width)
+
+
+def _repeat(start, stop, codes, background, dtype, size):
+    """Values of length `size`: codes[i] on start[i]:stop[i] (sorted, disjoint), else background."""
+    lengths = np.empty(2 * start.size + 1, dtype=np.int64)
+    lengths[0:-1:2] = start
+    lengths[2:-1:2] -= stop[:-1]
+    lengths[1::2] = stop - start
+    lengths[-1] = size - (stop[-1] if stop.size else 0)
     fill = np.full(lengths.size, background, dtype=dtype)
     fill[1::2] = codes
-    return np.repeat(fill, lengths).reshape(height, width)
+    return np.repeat(fill, lengths)
 
 
 def packed_mask(runs):
