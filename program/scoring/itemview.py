@@ -20,7 +20,6 @@ AveragePrecision(label, confidence): per stratum, the AP of metrics/ranking.py o
 items, an item drawn w times counting w times (drawn items tie with their copies).
 """
 
-import io
 import json
 import zipfile
 from collections import OrderedDict
@@ -85,8 +84,7 @@ class ItemView(object):
                  decision=None, truth=None, unit="item"):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
-        self.items = list(items)
-        self.stratum = np.repeat(np.arange(len(self.strata)), self.sizes)
+        self.items = items if isinstance(items, list) else list(items)
         self.block = np.asarray(block if block is not None else self.stratum, dtype=np.int64)
         self.columns = OrderedDict((k, np.asarray(v, dtype=np.float64)) for k, v in columns.items())
         self.scores = OrderedDict(scores)
@@ -105,50 +103,88 @@ class ItemView(object):
     def ranked(self):
         return [k for k, s in self.scores.items() if s.ranked]
 
+    @property
+    def stratum(self):
+        """Each item's stratum (computed when asked: 3 million items at the events scale)."""
+        return np.repeat(np.arange(len(self.strata)), self.sizes)
+
     # -- the file under OUTPUT/private/views/ (what compare.py --scored reads) --------
 
-    def to_bytes(self):
+    def write(self, stream):
+        """Write the view to a binary stream as an uncompressed .npz that from_file reads
+        back array for array. Deflating it cost more than a second for the events
+        track's 3 million items; instead, arrays are stored narrow where that is exact
+        (a column of small integers as uint8, blocks and name codes in the smallest
+        integer type) and each distinct list of item names once."""
         spec = {"strata": self.strata, "sizes": self.sizes.tolist(), "primary": self.primary,
                 "scores": [[k, s.to_json()] for k, s in self.scores.items()],
                 "reference_columns": self.reference_columns, "decision": self.decision, "truth": self.truth,
                 "unit": self.unit, "columns": list(self.columns)}
-        # Item names once each, and each item's index among them: the events track lists the
-        # same 30,000 images in each of its 100 categories.
-        codes, parts, previous = {}, [], {}
+        # Item names once each, and each distinct list of them once: the events track
+        # lists the same 30,000 images in each of its 100 categories. starts[h]: where
+        # stratum h's names begin among the stored codes.
+        codes, parts, starts, previous, stored = {}, [], [], {}, 0
         for start, end in self.bounds:
             part = self.items[start:end]
-            known = previous.get(end - start)
-            if known is not None and known[0] == part:  # the same names as an earlier stratum
-                parts.append(known[1])
+            same = previous.setdefault(end - start, [])
+            known = next((where for names, where in same if names == part), None)
+            if known is not None:  # the same names as an earlier stratum
+                starts.append(known)
                 continue
-            codes_of_part = np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64)
-            previous[end - start] = (part, codes_of_part)
-            parts.append(codes_of_part)
-        names = list(codes)
+            parts.append(np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64))
+            same.append((part, stored))
+            starts.append(stored)
+            stored += end - start
         index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        arrays = {"spec": np.array(json.dumps(spec)), "names": np.array(names, dtype=np.str_),
-                  "items": index, "block": self.block}
+        arrays = [("spec", np.array(json.dumps(spec))), ("names", np.array(list(codes), dtype=np.str_)),
+                  ("items", _narrow_integers(index)), ("starts", np.array(starts, dtype=np.int64)),
+                  ("block", _narrow_integers(self.block))]
         for i, values in enumerate(self.columns.values()):
-            arrays["column%d" % i] = values
-        # Deflate at level 1: numpy.savez_compressed's level 6 took 25 s for 3 million items.
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-            for name, value in arrays.items():
-                with archive.open(name + ".npy", "w", force_zip64=True) as stream:
-                    np.lib.format.write_array(stream, np.asanyarray(value), allow_pickle=False)
-        return buffer.getvalue()
+            arrays.append(("column%d" % i, _narrow_column(values)))
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
+            for name, value in arrays:
+                with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, value, allow_pickle=False)
 
     @classmethod
     def from_file(cls, path):
         with np.load(path, allow_pickle=False) as data:
             spec = json.loads(str(data["spec"]))
-            columns = OrderedDict((name, data["column%d" % i]) for i, name in enumerate(spec["columns"]))
+            columns = OrderedDict((name, data["column%d" % i].astype(np.float64))
+                                  for i, name in enumerate(spec["columns"]))
             scores = OrderedDict((k, Score(statistic_from_json(s["statistic"]), s["stratum"], s["ranked"]))
                                  for k, s in spec["scores"])
             names = data["names"].tolist()
-            return cls(spec["strata"], spec["sizes"], [names[i] for i in data["items"].tolist()], columns, scores,
-                       spec["primary"], spec["reference_columns"], data["block"], spec["decision"], spec["truth"],
+            codes = data["items"]
+            items, parts = [], {}
+            for start, size in zip(data["starts"].tolist(), spec["sizes"]):
+                if (start, size) not in parts:
+                    parts[start, size] = [names[i] for i in codes[start:start + size].tolist()]
+                items.extend(parts[start, size])
+            return cls(spec["strata"], spec["sizes"], items, columns, scores, spec["primary"],
+                       spec["reference_columns"], data["block"].astype(np.int64), spec["decision"], spec["truth"],
                        spec["unit"])
+
+
+def _narrow_integers(values):
+    """An integer array in the smallest signed type that holds its values."""
+    if values.size == 0:
+        return values
+    low, high = int(values.min()), int(values.max())
+    for kind in (np.int8, np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
+def _narrow_column(values):
+    """A float64 column as uint8 when every value is an integer from 0 to 255 (labels,
+    counts of one), which float64 gives back bit for bit; else as it is."""
+    if values.size and 0 <= values.min() and values.max() <= 255:
+        small = values.astype(np.uint8)
+        if (small.astype(np.float64).view(np.int64) == values.view(np.int64)).all():
+            return small
+    return values
 
 
 def _ratio_values(view, statistic, weights, h, start, end):

@@ -96,7 +96,10 @@ def write_private(output, results):
             if not os.path.isdir(os.path.dirname(path)):
                 os.makedirs(os.path.dirname(path))
             with open(path, "wb") as stream:
-                stream.write(data)
+                if callable(data):
+                    data(stream)
+                else:
+                    stream.write(data)
 
 
 def format_cell(value):

@@ -87,7 +87,9 @@ class TrackResult(object):
 
     scores: ordered key -> finite float, the leaderboard keys of the track, primary first.
     sections: what detailed_results.html shows to the participant.
-    private: (relative path, bytes) written under OUTPUT/private/ for the organizers.
+    private: (relative path, bytes) written under OUTPUT/private/ for the organizers; in
+        place of the bytes, a function that writes them to a binary stream (a large file
+        is then never held in memory whole).
     view: the per-item view (itemview.ItemView) every score is aggregated from.
     foregrounds: packed predicted pixel masks per page (lines), for the meta-evaluation.
     warnings: sentences also shown in the detailed results.
