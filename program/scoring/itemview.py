@@ -26,6 +26,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .metrics.ranking import area_under_envelope, operating_points
+
 
 class Ratio(object):
     kind = "ratio"
@@ -91,6 +93,7 @@ class ItemView(object):
         self.primary = primary
         self.reference_columns = list(reference_columns)
         self.decision, self.truth, self.unit = decision, truth, unit
+        self.memo = {}  # what aggregate computed once from the columns (see ranking_points)
         n = int(self.sizes.sum())
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
@@ -206,19 +209,30 @@ def _ratio_values(view, statistic, weights, h, start, end):
 
 def _ap_values(view, statistic, weights, h, start, end):
     """AP per resample with item multiplicities (metrics.ranking.operating_points with
-    weights): one sort of the stratum; an operating point per distinct confidence."""
+    weights): one sort of the stratum; an operating point per distinct confidence.
+    Without weights, metrics.ranking's own AP (the same number, bit for bit)."""
+    if weights is None:
+        recall, _, envelope, _ = ranking_points(view, statistic, h)
+        return np.array([area_under_envelope(recall, envelope)])
     labels = view.columns[statistic.label][start:end]
     confidence = view.columns[statistic.confidence][start:end]
     order = np.argsort(confidence)[::-1]
     ranked = confidence[order]
     ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-    if weights is None:
-        w = np.ones((1, end - start))[:, order]
-        true_positives = np.cumsum(w * labels[order], axis=1)[:, ends]
-        counts = np.cumsum(w, axis=1)[:, ends]
-    else:
-        true_positives, counts = _weighted_points(weights[h], labels, order, ends)
+    true_positives, counts = _weighted_points(weights[h], labels, order, ends)
     return _area(true_positives, counts)
+
+
+def ranking_points(view, statistic, h):
+    """metrics.ranking.operating_points of stratum h's items, each once (recall,
+    precision, envelope, counts), computed once per view and kept: the leaderboard's AP
+    and a track's precision/recall charts then share one sort per stratum."""
+    key = ("ranking_points", statistic.label, statistic.confidence, h)
+    if key not in view.memo:
+        start, end = view.bounds[h]
+        view.memo[key] = operating_points(view.columns[statistic.label][start:end] > 0,
+                                          view.columns[statistic.confidence][start:end])
+    return view.memo[key]
 
 
 def _weighted_points(w, labels, order, ends):

@@ -11,8 +11,8 @@ import numpy as np
 
 from .. import options as opt
 from ..errors import ReferenceDataError
-from ..itemview import AveragePrecision, ItemView, Score, leaderboard
-from ..metrics.ranking import area_under_envelope, operating_points
+from ..itemview import AveragePrecision, ItemView, Score, leaderboard, ranking_points
+from ..metrics.ranking import area_under_envelope
 from ..readers import events as reader
 from ..result import Paragraph, PrecisionRecall, Table, TrackResult
 
@@ -54,16 +54,15 @@ def score(track, submission, options, log):
         if absent:
             log.info("%s: %d of %d images not submitted, ranked last (missing: last)."
                      % (submission.name(filename), absent, len(category.ids)))
-        curve = None
-        ap = None
-        if category.positives:
-            curve = operating_points(category.positive, scores)
-            ap = area_under_envelope(curve[0], curve[2])
-        rows.append({"category": category, "scores": scores, "absent": absent, "curve": curve, "ap": ap})
+        rows.append({"category": category, "scores": scores, "absent": absent, "curve": None, "ap": None})
 
-    kept = [row for row in rows if row["ap"] is not None]
+    kept = [row for row in rows if row["category"].positives]
     result.view = item_view(kept)
     result.set_score("map", leaderboard(result.view)["map"])
+    statistic = result.view.scores["map"].statistic
+    for h, row in enumerate(kept):  # the operating points the leaderboard's AP came from
+        row["curve"] = ranking_points(result.view, statistic, h)
+        row["ap"] = area_under_envelope(row["curve"][0], row["curve"][2])
     describe(result, rows, kept, options)
     return result
 
