@@ -107,6 +107,14 @@ def byte_pairs(data):
     buf = np.frombuffer(data, dtype=np.uint8, count=end)
     if buf.max() > 126:
         return None
+    found = _fixed_width_pairs(data, buf) or _blank_pairs(buf)
+    return None if found is None else (buf,) + found
+
+
+def _blank_pairs(buf):
+    """byte_pairs' (starts, separators, ends) of any file, from the positions of its
+    blanks, or None. buf: the bytes without BOM and trailing blank lines."""
+    end = buf.size
     blanks = np.flatnonzero(buf < 33)  # separators, line ends, control characters
     kind = buf[blanks]
     # A valid file's blanks repeat one period: separator, newline (or separator, CR, newline).
@@ -127,7 +135,37 @@ def byte_pairs(data):
         return None
     starts = np.concatenate(([0], newlines + 1))
     ends = np.append(blanks[1::period], end)
-    return buf, starts, separators, ends
+    return starts, separators, ends
+
+
+def _fixed_width_pairs(data, buf):
+    """byte_pairs' (starts, separators, ends) when every line has one length and its
+    separator in one column (what a program printing fixed-width fields writes),
+    proved on the (lines, length) matrix of the bytes: its blanks (bytes below 33) are
+    exactly the separator column and the line end's column(s). None otherwise (the
+    general pass then decides). buf: the bytes without BOM and trailing blank lines."""
+    newline = data.find(b"\n", 0, buf.size)
+    if newline < 2:
+        return None
+    length = newline + 1
+    tail = 2 if data[newline - 1] == 13 else 1  # the line end, CR LF or LF
+    first = [p for p in (data.find(b" ", 0, newline), data.find(b"\t", 0, newline)) if p >= 0]
+    if not first or (buf.size + tail) % length:
+        return None
+    separator = min(first)
+    count = (buf.size + tail) // length
+    if not 1 <= separator < length - tail - 1:  # a field on either side
+        return None
+    last = buf[(count - 1) * length:]  # the last line, without its line end
+    if int(np.count_nonzero(last < 33)) != 1 or last[separator] not in (32, 9):
+        return None
+    grid = buf[:(count - 1) * length].reshape(count - 1, length)
+    column = grid[:, separator]
+    if not (int(np.count_nonzero(grid < 33)) == (count - 1) * (1 + tail) and (grid[:, -1] == 10).all() and
+            ((column == 32) | (column == 9)).all() and (tail == 1 or (grid[:, -2] == 13).all())):
+        return None
+    starts = np.arange(count, dtype=np.int64) * length
+    return starts, starts + separator, starts + (length - tail)
 
 
 def id_rows(buf, starts, stops):
