@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .metrics.ranking import area_under_envelope, operating_points
+from .metrics.ranking import area_under_envelope, curve, ranked_counts
 
 
 class Ratio(object):
@@ -87,13 +87,15 @@ class ItemView(object):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
         self.items = items if isinstance(items, list) else list(items)
-        self.block = np.asarray(block if block is not None else self.stratum, dtype=np.int64)
+        self.block = np.asarray(block if block is not None else self.stratum)
+        if self.block.dtype.kind != "i":  # any signed integer type is kept (32 bits are enough for events)
+            self.block = self.block.astype(np.int64)
         self.columns = OrderedDict((k, np.asarray(v, dtype=np.float64)) for k, v in columns.items())
         self.scores = OrderedDict(scores)
         self.primary = primary
         self.reference_columns = list(reference_columns)
         self.decision, self.truth, self.unit = decision, truth, unit
-        self.memo = {}  # what aggregate computed once from the columns (see ranking_points)
+        self.memo = {}  # what aggregate computed once from the columns (see ranking_counts)
         n = int(self.sizes.sum())
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
@@ -146,8 +148,12 @@ class ItemView(object):
             arrays.append(("column%d" % i, _narrow_column(values)))
         with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
             for name, value in arrays:
+                if not value.flags.c_contiguous:
+                    value = value.copy()
                 with archive.open(name + ".npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, value, allow_pickle=False)
+                    # write_array would copy the array in 16 MB chunks: its buffer is written as is
+                    np.lib.format.write_array_header_1_0(member, np.lib.format.header_data_from_array_1_0(value))
+                    member.write(value.data if value.size else b"")
 
     @classmethod
     def from_file(cls, path):
@@ -185,7 +191,7 @@ def _narrow_column(values):
     counts of one), which float64 gives back bit for bit; else as it is."""
     if values.size and 0 <= values.min() and values.max() <= 255:
         small = values.astype(np.uint8)
-        if (small.astype(np.float64).view(np.int64) == values.view(np.int64)).all():
+        if (small == values).all() and not np.signbit(values).any():  # no fraction, no -0.0
             return small
     return values
 
@@ -212,8 +218,12 @@ def _ap_values(view, statistic, weights, h, start, end):
     weights): one sort of the stratum; an operating point per distinct confidence.
     Without weights, metrics.ranking's own AP (the same number, bit for bit)."""
     if weights is None:
-        recall, _, envelope, _ = ranking_points(view, statistic, h)
-        return np.array([area_under_envelope(recall, envelope)])
+        key = ("average_precision", statistic.label, statistic.confidence, h)
+        if key not in view.memo:
+            true_positives, counts = ranking_counts(view, statistic, h)
+            recall, _, envelope = curve(true_positives, counts, int(true_positives[-1]))
+            view.memo[key] = area_under_envelope(recall, envelope)
+        return np.array([view.memo[key]])
     labels = view.columns[statistic.label][start:end]
     confidence = view.columns[statistic.confidence][start:end]
     order = np.argsort(confidence)[::-1]
@@ -223,15 +233,15 @@ def _ap_values(view, statistic, weights, h, start, end):
     return _area(true_positives, counts)
 
 
-def ranking_points(view, statistic, h):
-    """metrics.ranking.operating_points of stratum h's items, each once (recall,
-    precision, envelope, counts), computed once per view and kept: the leaderboard's AP
-    and a track's precision/recall charts then share one sort per stratum."""
-    key = ("ranking_points", statistic.label, statistic.confidence, h)
+def ranking_counts(view, statistic, h):
+    """metrics.ranking.ranked_counts of stratum h's items, each once (true positives and
+    items at each operating point), computed once per view and kept: the leaderboard's
+    AP and a track's precision/recall charts then share one sort per stratum."""
+    key = ("ranked_counts", statistic.label, statistic.confidence, h)
     if key not in view.memo:
         start, end = view.bounds[h]
-        view.memo[key] = operating_points(view.columns[statistic.label][start:end] > 0,
-                                          view.columns[statistic.confidence][start:end])
+        view.memo[key] = ranked_counts(view.columns[statistic.label][start:end] > 0,
+                                       view.columns[statistic.confidence][start:end])
     return view.memo[key]
 
 

@@ -160,8 +160,8 @@ def render_block(block, anchor="figure", back="top"):
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, PrecisionRecall):
-        return "<figure>%s</figure>" % charts.precision_recall(
-            block.recall, block.precision, block.envelope, block.title, block.ap)
+        recall, precision, envelope = block.curves()
+        return "<figure>%s</figure>" % charts.precision_recall(recall, precision, envelope, block.title, block.ap)
     if isinstance(block, ConfusionMatrix):
         return "<figure>%s</figure>" % charts.confusion_matrix(
             block.cells, block.row_labels, block.column_labels, block.title)

@@ -6,6 +6,8 @@ Writers render these blocks without knowing which track produced them.
 import math
 from collections import OrderedDict
 
+from .metrics.ranking import curve
+
 
 class Paragraph(object):
     def __init__(self, text):
@@ -40,13 +42,18 @@ class Picture(object):
 
 
 class PrecisionRecall(object):
-    """A precision/recall chart: per operating point in ranking order, recall, raw
-    precision and monotone precision (envelope); ap the area under the envelope."""
+    """A precision/recall chart: per operating point in ranking order, the true positives
+    and items ranked at or above it (metrics.ranking.ranked_counts; integers, a quarter
+    of the memory of the float curves); ap the area under the monotone precision."""
 
-    def __init__(self, title, recall, precision, envelope, ap):
+    def __init__(self, title, true_positives, counts, ap):
         self.title = title
-        self.recall, self.precision, self.envelope = recall, precision, envelope
+        self.true_positives, self.counts = true_positives, counts
         self.ap = ap
+
+    def curves(self):
+        """(recall, raw precision, monotone precision) at each operating point."""
+        return curve(self.true_positives, self.counts, int(self.true_positives[-1]))
 
 
 class ConfusionMatrix(object):
