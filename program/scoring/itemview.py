@@ -153,7 +153,7 @@ class ItemView(object):
                 with archive.open(name + ".npy", "w", force_zip64=True) as member:
                     # write_array would copy the array in 16 MB chunks: its buffer is written as is
                     np.lib.format.write_array_header_1_0(member, np.lib.format.header_data_from_array_1_0(value))
-                    member.write(value.data if value.size else b"")
+                    member.write(memoryview(value.reshape(-1).view(np.uint8)))  # bytes: Python 3.7 counts len()
 
     @classmethod
     def from_file(cls, path):
