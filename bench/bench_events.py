@@ -2,7 +2,8 @@
 
 Prints ratios against baselines timed in the same run:
 - end to end (python3 program/evaluate.py, a fresh process) against a fresh process
-  that only reads the numbers of the same files with numpy.loadtxt;
+  that only reads the numbers of the same files with numpy.loadtxt, and against
+  numpy.loadtxt of the same files in-process (issue 15's baseline);
 - the track in-process (reader + AP + tables + charts) against numpy.loadtxt of the
   same files in-process;
 - the AP kernel alone against a plain numpy.argsort of the same confidences.
@@ -107,6 +108,8 @@ def measure(outdir, shuffle_each):
         in_track = min(in_track, best_time(lambda: events.score(track, submission, options, quiet), repeat=1))
     print("end to end: evaluate.py %.2f s (peak %.0f MB), loadtxt of the same files %.2f s (peak %.0f MB): "
           "ratio %.2f" % (track_time, track_peak / 1e6, base_time, base_peak / 1e6, track_time / base_time))
+    print("end to end against loadtxt in-process (issue 15's goal: at most 1.3): evaluate.py %.2f s, loadtxt "
+          "%.2f s: ratio %.2f" % (track_time, in_load, track_time / in_load))
     print("in-process: events.score %.2f s, numpy.loadtxt of the same files %.2f s: ratio %.2f"
           % (in_track, in_load, in_track / in_load))
 

@@ -6,7 +6,8 @@ import io
 import zipfile
 
 import numpy as np
-from scoring.itemview import AveragePrecision, ItemView, Ratio, Score
+import pytest
+from scoring.itemview import AveragePrecision, ItemView, Ratio, Score, StrataItems
 
 
 def read_back(view, tmp_path):
@@ -67,3 +68,21 @@ def test_the_file_is_not_compressed(tmp_path):
     view.write(buffer)
     with zipfile.ZipFile(buffer) as archive:
         assert {info.compress_type for info in archive.infolist()} == {zipfile.ZIP_STORED}
+
+
+def test_items_given_per_stratum(tmp_path):
+    # The same view with its items as one list, and as one list per stratum where c0 and
+    # c2 share one list object: the same file content, and the same items when read.
+    shared, other = ["a.jpg", "b.jpg"], ["b.jpg", "c.jpg"]
+    flat = shared + other + shared
+    columns = {"label": np.array([1.0, 0, 0, 1, 1, 0]), "confidence": np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])}
+    scores = [("map", Score(AveragePrecision("label", "confidence"), ranked=True))]
+    views = [ItemView(["c0", "c1", "c2"], [2, 2, 2], items, columns, scores, "map", ["label"])
+             for items in (flat, StrataItems([shared, other, shared]))]
+    assert views[1].items == flat and list(views[1].items) == flat and views[1].items[2:4] == other
+    assert len(views[1].items) == 6
+    backs = [read_back(view, tmp_path)[0] for view in views]
+    assert backs[0].items == backs[1].items == flat
+    assert_same(backs[1], backs[0])
+    with pytest.raises(ValueError):
+        ItemView(["c0", "c1"], [3, 3], StrataItems([shared, other]), {"label": np.zeros(6)}, scores, "map")

@@ -7,8 +7,9 @@ evaluate.py writes, and compare.py calls the same function with bootstrap draw c
 all the meta-evaluation knows of a track: it never names one.
 
   items      n items in order, contiguous per stratum (images within subsets, pages
-             within manuscripts, images within categories); `stratum` gives each item's
-             stratum, `block` its resampling block (items are drawn within blocks).
+             within manuscripts, images within categories): a list, or StrataItems (one
+             list per stratum); `stratum` gives each item's stratum, `block` its
+             resampling block (items are drawn within blocks).
   columns    name -> (n,) float array of per-item terms; `reference_columns` are the
              terms that are the same for every submission (labels, "one", ...).
   scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
@@ -77,6 +78,38 @@ class Score(object):
         return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked}
 
 
+class StrataItems(object):
+    """A view's items given as one list per stratum, strata listing the same items sharing
+    one list (the events track's 100 categories of the same 30,000 images: 100
+    references to one list, not 3 million). Reads as the flat list of the items."""
+
+    def __init__(self, parts):
+        self.parts = list(parts)
+        self._flat = None
+
+    def __len__(self):
+        return sum(len(part) for part in self.parts)
+
+    def flat(self):
+        if self._flat is None:
+            self._flat = [item for part in self.parts for item in part]
+        return self._flat
+
+    def __getitem__(self, index):
+        return self.flat()[index]
+
+    def __iter__(self):
+        return iter(self.flat())
+
+    def __eq__(self, other):
+        return list(self) == list(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+
 class ItemView(object):
     """See the module text. `primary` is the leaderboard's ranking score; `decision` names
     a 0/1 column of per-item decisions for the ground-truth-free analysis (or None),
@@ -86,7 +119,7 @@ class ItemView(object):
                  decision=None, truth=None, unit="item"):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
-        self.items = items if isinstance(items, list) else list(items)
+        self.items = items if isinstance(items, (list, StrataItems)) else list(items)
         self.block = np.asarray(block if block is not None else self.stratum)
         if self.block.dtype.kind != "i":  # any signed integer type is kept (32 bits are enough for events)
             self.block = self.block.astype(np.int64)
@@ -97,6 +130,8 @@ class ItemView(object):
         self.decision, self.truth, self.unit = decision, truth, unit
         self.memo = {}  # what aggregate computed once from the columns (see ranking_counts)
         n = int(self.sizes.sum())
+        if isinstance(items, StrataItems) and [len(part) for part in items.parts] != self.sizes.tolist():
+            raise ValueError("an item view given its items per stratum needs one list per stratum")
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
 
@@ -128,18 +163,21 @@ class ItemView(object):
         # Item names once each, and each distinct list of them once: the events track
         # lists the same 30,000 images in each of its 100 categories. starts[h]: where
         # stratum h's names begin among the stored codes.
+        if isinstance(self.items, StrataItems):
+            given = self.items.parts
+        else:
+            given = [self.items[start:end] for start, end in self.bounds]
         codes, parts, starts, previous, stored = {}, [], [], {}, 0
-        for start, end in self.bounds:
-            part = self.items[start:end]
-            same = previous.setdefault(end - start, [])
-            known = next((where for names, where in same if names == part), None)
+        for part in given:
+            same = previous.setdefault(len(part), [])
+            known = next((where for names, where in same if names is part or names == part), None)
             if known is not None:  # the same names as an earlier stratum
                 starts.append(known)
                 continue
             parts.append(np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64))
             same.append((part, stored))
             starts.append(stored)
-            stored += end - start
+            stored += len(part)
         index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         arrays = [("spec", np.array(json.dumps(spec))), ("names", np.array(list(codes), dtype=np.str_)),
                   ("items", _narrow_integers(index)), ("starts", np.array(starts, dtype=np.int64)),

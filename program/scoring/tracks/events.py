@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import options as opt
 from ..errors import ReferenceDataError
-from ..itemview import AveragePrecision, ItemView, Score, leaderboard, ranking_counts, stratum_values
+from ..itemview import AveragePrecision, ItemView, Score, StrataItems, leaderboard, ranking_counts, stratum_values
 from ..readers import events as reader
 from ..result import Paragraph, PrecisionRecall, Table, TrackResult
 
@@ -83,9 +83,7 @@ def item_view(kept, confidence):
     columns = {"label": positive.astype(np.float64), "confidence": confidence}
     block = np.repeat(np.arange(0, 2 * len(kept), 2, dtype=np.int32), sizes)  # int32: 3 million items
     block += positive
-    items = []
-    for row in kept:
-        items.extend(reader.as_list(row["category"].ids))  # one list of strings, shared by categories
+    items = StrataItems([reader.as_list(row["category"].ids) for row in kept])  # lists shared by categories
     return ItemView([row["category"].name for row in kept], sizes, items, columns,
                     [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
                     reference_columns=["label"], block=block, truth="label", unit="image")
