@@ -52,7 +52,7 @@ class IdRows(object):
 
     def strings(self):
         if self._strings is None:
-            packed = self.rows.view("S%d" % self.rows.shape[1]).ravel()  # trailing NULs dropped
+            packed = np.ascontiguousarray(self.rows).view("S%d" % self.rows.shape[1]).ravel()  # trailing NULs dropped
             self._strings = [b.decode("ascii") for b in packed.tolist()]
         return self._strings
 
@@ -175,7 +175,7 @@ def id_rows(buf, starts, stops):
     if width > _WIDEST_ID:
         return None
     if int(lengths.min()) == width:
-        rows = np.ascontiguousarray(strided_rows(buf, starts, width))
+        rows = strided_rows(buf, starts, width)  # a view of the file's bytes when its lines have one length
     else:
         rows = buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1))
         rows[np.arange(width) >= lengths[:, None]] = 0
