@@ -170,10 +170,18 @@ class Axes(object):
         return self.top + self.height - (float(value) - self.y0) / (self.y1 - self.y0) * self.height
 
     def xs(self, values):
-        return self.left + (np.asarray(values, dtype=float) - self.x0) / (self.x1 - self.x0) * self.width
+        # The operations of x(), in place on one new array (curves have 30,000 points).
+        out = np.asarray(values, dtype=float) - self.x0
+        out /= self.x1 - self.x0
+        out *= self.width
+        out += self.left
+        return out
 
     def ys(self, values):
-        return self.top + self.height - (np.asarray(values, dtype=float) - self.y0) / (self.y1 - self.y0) * self.height
+        out = np.asarray(values, dtype=float) - self.y0
+        out /= self.y1 - self.y0
+        out *= self.height
+        return np.subtract(self.top + self.height, out, out=out)
 
     def draw_frame(self, x_label, y_label, x_ticks=None, y_ticks=None, size=11):
         """Grid lines at the ticks, the two axes, tick labels and axis titles."""
@@ -204,8 +212,11 @@ def thin(xs, ys, resolution=0.5):
     """Pixel coordinates thinned to what can be seen: rounded to `resolution` px, repeated
     points dropped, and of each run of points in one pixel column only the first, lowest,
     highest and last kept (the drawn line is unchanged). Returns the two arrays."""
-    xs = np.round(np.asarray(xs, dtype=float) / resolution) * resolution
-    ys = np.round(np.asarray(ys, dtype=float) / resolution) * resolution
+    xs = np.asarray(xs, dtype=float) / resolution
+    ys = np.asarray(ys, dtype=float) / resolution
+    for values in (xs, ys):  # rounded to the resolution, in place
+        np.round(values, out=values)
+        values *= resolution
     if xs.size == 0:
         return xs, ys
     keep = np.ones(xs.size, dtype=bool)
