@@ -86,3 +86,21 @@ def test_items_given_per_stratum(tmp_path):
     assert_same(backs[1], backs[0])
     with pytest.raises(ValueError):
         ItemView(["c0", "c1"], [3, 3], StrataItems([shared, other]), {"label": np.zeros(6)}, scores, "map")
+
+
+def test_a_file_of_the_earlier_layout_is_read(tmp_path):
+    # Before the narrow layout: every item's code (no 'starts'), float64 labels, int64 blocks,
+    # deflated. compare.py --scored still reads such an output directory.
+    import json
+    spec = {"strata": ["c0", "c1"], "sizes": [2, 1], "primary": "map",
+            "scores": [["map", {"statistic": {"kind": "average_precision", "label": "label",
+                                              "confidence": "confidence"}, "stratum": None, "ranked": True}]],
+            "reference_columns": ["label"], "decision": None, "truth": "label", "unit": "image",
+            "columns": ["label", "confidence"]}
+    path = str(tmp_path / "old.npz")
+    np.savez_compressed(path, spec=np.array(json.dumps(spec)), names=np.array(["a", "b"]),
+                        items=np.array([0, 1, 1]), block=np.array([1, 0, 3]),
+                        column0=np.array([1.0, 0.0, 1.0]), column1=np.array([0.9, 0.2, 0.5]))
+    view = ItemView.from_file(path)
+    assert view.items == ["a", "b", "b"] and view.sizes.tolist() == [2, 1] and view.block.tolist() == [1, 0, 3]
+    assert view.columns["confidence"].tolist() == [0.9, 0.2, 0.5] and view.scores["map"].ranked

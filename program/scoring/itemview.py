@@ -203,8 +203,12 @@ class ItemView(object):
                                  for k, s in spec["scores"])
             names = data["names"].tolist()
             codes = data["items"]
+            if "starts" in data.files:
+                starts = data["starts"].tolist()
+            else:  # a file of an earlier version: every item's code, stratum after stratum
+                starts = (np.cumsum(spec["sizes"]) - spec["sizes"]).tolist()
             items, parts = [], {}
-            for start, size in zip(data["starts"].tolist(), spec["sizes"]):
+            for start, size in zip(starts, spec["sizes"]):
                 if (start, size) not in parts:
                     parts[start, size] = [names[i] for i in codes[start:start + size].tolist()]
                 items.extend(parts[start, size])
