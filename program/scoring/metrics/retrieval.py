@@ -18,6 +18,11 @@ import numpy as np
 
 #: Row-block budget in bytes: top-k works on blocks of rows so memory stays bounded.
 BLOCK_BYTES = 64 * 1024 * 1024
+#: The first columns of a row, whose k-th smallest distance bounds the row's from above.
+SAMPLE_COLUMNS = 1024
+#: Cells at most that bound a block may list per row; beyond (a sample unlike the rest
+#: of the row, or many ties) the block's k-th distances come from a partition instead.
+CANDIDATES_PER_ROW = 256
 
 
 def tie_hit_probability(closer, tied, tied_same, k):
@@ -39,12 +44,14 @@ def topk_hits(distances, labels, ks):
     distances: (n, n) finite floats, row i the distances from query i; the diagonal is
     ignored. labels: (n,) integer classes. ks: increasing positive integers.
 
-    One pass per block of rows: the block's columns are gathered class by class (one
-    copy of the block in all), each class's part is partitioned in place for its k
-    nearest (the first of which is a query's nearest classmate), and the k nearest of
-    all classes follow from those few values. Only queries whose nearest classmate ties
-    with the k-th distance need the counts of the tie formula, which do not depend on
-    the order partition left.
+    Only the cells at most a query's k-th distance decide its hits: the nearest
+    classmate is a hit if it lies closer than the k-th distance, and the tie formula
+    counts the cells at that distance. One comparison pass per block of rows lists the
+    cells at most a bound of each row's deepest k-th distance (the k-th smallest of the
+    row's first columns, which cannot be below it), about k * n / SAMPLE_COLUMNS a row;
+    sorting those few gives the k-th distances. A block whose bound lets too many
+    cells through has its k-th distances computed by a partition, then its cells
+    listed a few rows at a time.
     """
     distances = np.asarray(distances)
     labels = np.asarray(labels)
@@ -55,64 +62,84 @@ def topk_hits(distances, labels, ks):
     if n < 2 or not included.any():
         return hits, included
     effective = [min(k, n - 1) for k in ks]
-    deepest = max(effective)
     class_of = np.searchsorted(classes, labels)
-    members = [np.nonzero(class_of == c)[0] for c in range(classes.shape[0])]
-    place = np.empty(n, dtype=np.int64)  # each image's column within its class's part
-    for columns in members:
-        place[columns] = np.arange(columns.size)
     rows_per_block = min(n, max(1, BLOCK_BYTES // (distances.dtype.itemsize * n)))
-    # One buffer per class, reused by every block (fresh 64 MB arrays would page-fault anew);
-    # take's mode "clip" (the indices are valid) because with out= its default mode buffers.
-    buffers = [np.empty((rows_per_block, columns.size), dtype=distances.dtype) for columns in members]
     for start in range(0, n, rows_per_block):
         stop = min(n, start + rows_per_block)
-        rows = distances[start:stop]
-        own = np.arange(start, stop)
-        block_classes = class_of[start:stop]
-        parts, smallest = [], []
-        for c, columns in enumerate(members):
-            part = np.take(rows, columns, axis=1, out=buffers[c][:stop - start], mode="clip")
-            mine = np.nonzero(block_classes == c)[0]
-            part[mine, place[own[mine]]] = np.inf  # a query is never its own neighbour
-            depth = min(deepest, columns.size)
-            if depth < columns.size:
-                part.partition(depth - 1, axis=1)
-            parts.append(part)
-            smallest.append(part[:, :depth])
-        candidates = np.concatenate(smallest, axis=1)
-        nearest = np.sort(candidates, axis=1)[:, :deepest]
-        # Distance from each query to its nearest other image of the same class.
-        nearest_same = np.empty(stop - start, dtype=nearest.dtype)
-        for c, least in enumerate(smallest):
-            mine = np.nonzero(block_classes == c)[0]
-            nearest_same[mine] = least[mine].min(axis=1)
-        for column, k in enumerate(effective):
-            kth = nearest[:, k - 1]
-            hits[start:stop, column] = nearest_same < kth
-            tied = np.nonzero(nearest_same == kth)[0]
-            if tied.size:
-                hits[start + tied, column] = _tie_hits(parts, block_classes[tied], tied, nearest[tied, :k], k)
+        hits[start:stop] = _block_hits(distances[start:stop], np.arange(start, stop), class_of, effective)
     hits[~included] = 0.0
     return hits, included
 
 
-def _tie_hits(parts, row_classes, tied, nearest, k):
-    """The exact hit values of queries whose nearest classmate sits at the k-th distance.
+def _block_hits(rows, own, class_of, effective):
+    """Hits of the queries `own` (rows of the block) for each k of `effective`."""
+    n = rows.shape[1]
+    deepest = max(effective)
+    sample = np.array(rows[:, :min(n, max(SAMPLE_COLUMNS, deepest + 1))])
+    inside = np.flatnonzero(own < sample.shape[1])
+    sample[inside, own[inside]] = np.inf  # a query is never its own neighbour
+    sample.partition(deepest - 1, axis=1)
+    cells = _cells_at_most(rows, own, sample[:, deepest - 1])
+    budget = CANDIDATES_PER_ROW * own.size
+    if cells[0].size <= budget:
+        return _hits_from_cells(cells, own, class_of, effective, None)
+    nearest = np.array(rows)
+    nearest[np.arange(own.size), own] = np.inf
+    nearest.partition(deepest - 1, axis=1)
+    nearest = np.sort(nearest[:, :deepest], axis=1)
+    kth = nearest[:, [k - 1 for k in effective]]
+    hits = np.empty((own.size, len(effective)))
+    step = max(1, budget // n)  # rows whose cells fit the budget even if every cell is listed
+    for start in range(0, own.size, step):
+        part = slice(start, start + step)
+        cells = _cells_at_most(rows[part], own[part], nearest[part, -1])
+        hits[part] = _hits_from_cells(cells, own[part], class_of, effective, kth[part])
+    return hits
 
-    parts: the block's distances, one array per class (columns in any order within a
-    row, the query itself at inf); tied: the queries' rows in the block; nearest: their
-    k smallest distances, ascending.
-    """
-    kth = nearest[:, -1:]
-    closer = np.count_nonzero(nearest < kth, axis=1)
-    tied_count = np.zeros(tied.size, dtype=np.int64)
-    tied_same = np.zeros(tied.size, dtype=np.int64)
-    for c, part in enumerate(parts):
-        at_kth = np.count_nonzero(part[tied] == kth, axis=1)
-        tied_count += at_kth
-        tied_same += np.where(row_classes == c, at_kth, 0)
-    return [tie_hit_probability(int(a), int(t), int(m), k) for a, t, m in zip(closer, tied_count, tied_same)]
+
+def _cells_at_most(rows, own, bound):
+    """(row, column, distance) of the cells of `rows` at most `bound` of their row,
+    the query itself left out; in row order."""
+    row, column = np.divmod(np.flatnonzero(rows <= bound[:, None]), rows.shape[1])
+    other = column != own[row]
+    row, column = row[other], column[other]
+    return row, column, rows[row, column]
+
+
+def _hits_from_cells(cells, own, class_of, effective, kth):
+    """Hits of the queries `own` from every cell at most their deepest k-th distance.
+
+    kth: their k-th distances (one column per k), or None to take them from the cells
+    (each row then lists at least its deepest k cells)."""
+    row, column, value = cells
+    order = np.lexsort((value, row))
+    row, column, value = row[order], column[order], value[order]
+    count = own.size
+    if kth is None:
+        per_row = np.bincount(row, minlength=count)
+        first = np.cumsum(per_row) - per_row
+        kth = np.stack([value[first + k - 1] for k in effective], axis=1)
+    same = class_of[column] == class_of[own][row]
+    # The nearest classmate: the first cell of its class in each row (rows sorted by value).
+    nearest_same = np.full(count, np.inf, dtype=value.dtype)
+    same_rows, same_values = row[same], value[same]
+    first_same = np.ones(same_rows.size, dtype=bool)
+    first_same[1:] = same_rows[1:] != same_rows[:-1]
+    nearest_same[same_rows[first_same]] = same_values[first_same]
+    hits = np.zeros((count, len(effective)))
+    for column_k, k in enumerate(effective):
+        at = kth[:, column_k]
+        hits[:, column_k] = nearest_same < at
+        tied = np.flatnonzero(nearest_same == at)
+        if tied.size:
+            cell_kth = at[row]
+            closer = np.bincount(row[value < cell_kth], minlength=count)
+            on_kth = value == cell_kth
+            tied_count = np.bincount(row[on_kth], minlength=count)
+            tied_same = np.bincount(row[on_kth & same], minlength=count)
+            hits[tied, column_k] = [tie_hit_probability(int(closer[i]), int(tied_count[i]), int(tied_same[i]), k)
+                                    for i in tied]
+    return hits
 
 
 def topk_accuracy(hits, included):
