@@ -263,9 +263,7 @@ def read_distances_npz(path, shown):
         if distances.shape == (len(names), len(names)):
             _refuse_beyond_exact(distances, names, shown, where)
         distances = distances.astype(np.float64)
-    distances = _checked_matrix(distances, names, shown, where)
-    _refuse_beyond_exact(distances, names, shown, where)
-    return names, distances
+    return names, _checked_matrix(distances, names, shown, where)
 
 
 #: numpy's own bound on a .npy header (numpy.lib.format, 1.24+): a real one is ~100 bytes.
@@ -382,12 +380,26 @@ def _checked_matrix(distances, names, shown, where):
     if distances.shape[0] != n:
         raise SubmissionError("%s has %d names for a %d x %d matrix; expected one name per row."
                               % (shown, n, distances.shape[0], distances.shape[1]))
+    if _all_within(distances, LARGEST_DISTANCE):
+        return distances
     bad = _first_not_finite(distances)
     if bad is not None:
         i, j = bad
         raise SubmissionError("%s %s (%s to %s) is %r; every distance must be a finite number."
                               % (shown, where(i, j), names[i], names[j], float(distances[i, j])))
+    _refuse_beyond_exact(distances, names, shown, where)
     return distances
+
+
+def _all_within(distances, limit):
+    """Whether every value is finite and within +-limit: the maximum and minimum of each
+    slice of rows of about 1 MB, taken while it is in the cache (a NaN fails both tests)."""
+    rows = max(1, (1 << 20) // max(1, distances.shape[1] * distances.itemsize))
+    for start in range(0, distances.shape[0], rows):
+        block = distances[start:start + rows]
+        if not (block.max() <= limit and block.min() >= -limit):
+            return False
+    return True
 
 
 #: The largest distance accepted: up to 2^53 a float64 holds every integer exactly, beyond it
@@ -467,12 +479,11 @@ def read_distances_csv(path, shown):
         check_memory(n, 8, shown)
         row_names = []
         distances = _parse_fixed_width(stream, n, row_names)
-        if distances is not None:
-            pass
-        elif _numpy_has_c_loadtxt():
+        fixed_width = distances is not None
+        if not fixed_width and _numpy_has_c_loadtxt():
             del row_names[:]
             distances = _parse_with_c_loadtxt(path, row_names)
-        else:
+        elif not fixed_width:
             del row_names[:]
             stream.seek(len(head))
             try:
@@ -488,10 +499,10 @@ def read_distances_csv(path, shown):
         if row != column:
             raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
                                   "the same names in the same order." % (shown, i + 2, row, i + 1, column))
+    if fixed_width:
+        return names, distances  # at most 15 digits a cell: finite and below 2^53
     where = lambda i, j: "line %d, column %d" % (i + 2, j + 2)  # noqa: E731
-    distances = _checked_matrix(distances, names, shown, where)
-    _refuse_beyond_exact(distances, names, shown, where)
-    return names, distances
+    return names, _checked_matrix(distances, names, shown, where)
 
 
 #: Bytes of rows converted at a time by the fixed-width path (its temporaries are a few
