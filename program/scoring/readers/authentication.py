@@ -355,7 +355,7 @@ def _read_stored_member(path, archive, key):
         if dtype.hasobject:
             raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
         count = int(np.prod(shape, dtype=np.int64))
-        array = np.empty(count, dtype=dtype)
+        array = memory.large_empty(count, dtype)
         _read_into(stream, memoryview(array.view(np.uint8)))
     if fortran_order:
         return array.reshape(shape[::-1]).transpose()
@@ -539,7 +539,7 @@ def _parse_fixed_width(stream, n, row_names):
     mask = np.concatenate((mask[:-1], np.frombuffer(first[name_width + n * (cell_width + 1):], dtype=np.uint8)))
     limit = np.where(mask == 48, 9, 0).astype(np.uint8)
     exact = np.int32 if len(digit_columns) <= 9 else np.int64
-    distances = np.empty((n, n), dtype=np.float64)
+    distances = memory.large_empty((n, n), np.float64)
     rows = max(1, min(n, _BLOCK_BYTES // length))
     block = np.empty(rows * length, dtype=np.uint8)
     block[:length] = np.frombuffer(first, dtype=np.uint8)
