@@ -687,7 +687,8 @@ def test_fixed_width_csv_equals_float_bit_for_bit(layout):
 def test_fixed_width_csv_blocks_and_departures(tmp_path, monkeypatch):
     from scoring.errors import SubmissionError
     from scoring.readers import authentication as reader
-    monkeypatch.setattr(reader, "_BLOCK_BYTES", 100)  # a few rows a block
+    monkeypatch.setattr(reader, "_BLOCK_BYTES", 600)  # rows of 125 bytes: 4 a block
+    monkeypatch.setattr(reader, "_GROUP_BYTES", 250)  # converted 2 at a time
     n = 12
     rng = np.random.RandomState(5)
     values = np.round(rng.rand(n, n), 6)
