@@ -63,5 +63,5 @@ test-floor:
 	@tests/floor/run
 
 clean:
-	rm -rf $(VENV) output/* dist
+	rm -rf $(VENV) output/* dist .test-data
 	rm -rf .venv-py37 .venv-py312

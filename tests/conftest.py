@@ -1,7 +1,9 @@
 """Shared test helpers: the scoring program on the import path, and a runner that
 calls evaluate.py as Codalab does (a separate process, INPUT and OUTPUT arguments)."""
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,6 +13,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "program")
 sys.path.insert(0, PROGRAM)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+GENERATED = os.path.join(ROOT, ".test-data")  # git-ignored; `make clean` removes it
 
 
 class Run(object):
@@ -46,6 +50,16 @@ def run_scorer(input_dir, output_dir, *extra):
     return Run(completed, str(output_dir))
 
 
+def run_checker(submission, items_path):
+    """The participant's check_submission.py against a public item list: (run, last stderr line)."""
+    completed = subprocess.run(
+        [sys.executable, os.path.join(PROGRAM, "check_submission.py"), str(submission), "--items", str(items_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600,
+    )
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    return completed, (lines[-1] if lines else "")
+
+
 @pytest.fixture
 def scorer():
     return run_scorer
@@ -60,16 +74,44 @@ def assert_clean_failure(run, status, *fragments):
         assert fragment in run.last_line, (fragment, run.last_line)
 
 
+def generated_once(module, write):
+    """The folder `write(folder)` fills, generated once for every suite of `make test`.
+
+    `make test` runs the suite under three Pythons side by side; generating the benchmarks'
+    phases costs more than scoring them, so the folder is kept under .test-data/, named
+    after the digest of the generator's source (a changed generator writes a new folder),
+    and the suites take turns under a file lock: the first generates, the others reuse.
+    A folder is used only once `write` has finished (its `.complete` marker)."""
+    import fcntl
+
+    with open(module.__file__, "rb") as stream:
+        digest = hashlib.sha256(stream.read()).hexdigest()[:12]
+    name = module.__name__
+    folder = os.path.join(GENERATED, "%s-%s" % (name, digest))
+    if not os.path.isdir(GENERATED):
+        os.makedirs(GENERATED, exist_ok=True)
+    with open(os.path.join(GENERATED, name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(os.path.join(folder, ".complete")):
+            for stale in os.listdir(GENERATED):
+                if stale.startswith(name + "-"):
+                    shutil.rmtree(os.path.join(GENERATED, stale))
+            write(folder)
+            open(os.path.join(folder, ".complete"), "w").close()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def fest_scale_output(tmp_path_factory):
     """OUTPUT of evaluate.py on the lines benchmark's FEST-scale phase (3 manuscripts x 15
     pages of 1344 x 2016, bench/bench_lines.py), with public_details so that its 45 error
-    maps are in the page: generated and scored once per session."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    maps are in the page: scored once per session."""
     import bench_lines
 
+    generated = generated_once(bench_lines, bench_lines.write_phase)
     base = tmp_path_factory.mktemp("fest_scale")
-    phase = bench_lines.write_phase(str(base))
+    phase = str(base / "input")
+    shutil.copytree(os.path.join(generated, "input"), phase)
     with open(os.path.join(phase, "ref", "track.yaml"), "a") as stream:
         stream.write("public_details: true\n")
     run = run_scorer(phase, str(base / "output"))
@@ -81,12 +123,10 @@ def fest_scale_output(tmp_path_factory):
 def events_scale_output(tmp_path_factory):
     """OUTPUT of evaluate.py on the events benchmark's phase (100 categories x 30,000
     images, bench/bench_events.py): a precision/recall chart per category."""
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
     import bench_events
 
-    base = tmp_path_factory.mktemp("events_scale")
-    phase = bench_events.generate(str(base), False)
-    run = run_scorer(phase, str(base / "output"))
+    generated = generated_once(bench_events, lambda folder: bench_events.generate(folder, False))
+    run = run_scorer(os.path.join(generated, "input"), str(tmp_path_factory.mktemp("events_scale") / "output"))
     assert run.status == 0, run.stderr
     return run
 

@@ -296,6 +296,9 @@ def test_random_track_yaml_with_aliases(entries):
         assert outcome == "organizer"
 
 
+_PLAIN_SCORES = {}
+
+
 @FUZZ
 @given(st.data())
 def test_sixteen_bit_and_transparent_maps_score_as_their_8_bit_meaning(data):
@@ -310,11 +313,13 @@ def test_sixteen_bit_and_transparent_maps_score_as_their_8_bit_meaning(data):
     page = os.path.join(phase.root, "res", "lines", "Latin2", "latin2_001.png")
     with Image.open(page) as image:
         rgb = np.asarray(image.convert("RGB")).copy()
-    try:
-        plain = dict(score_submission(phase.root, Log(io.StringIO()))[0])
-    except Exception:
-        shutil.rmtree(phase.root)
-        raise
+    if "lines" not in _PLAIN_SCORES:  # the untouched sample: the same for every example
+        try:
+            _PLAIN_SCORES["lines"] = dict(score_submission(phase.root, Log(io.StringIO()))[0])
+        except Exception:
+            shutil.rmtree(phase.root)
+            raise
+    plain = _PLAIN_SCORES["lines"]
     background = (rgb == 0).all(axis=2)
     how = data.draw(st.sampled_from(["16-bit", "16-bit transparent", "8-bit transparent"]))
     key = tuple(data.draw(st.tuples(*[st.integers(0, 255)] * 3)))

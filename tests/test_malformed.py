@@ -1,12 +1,20 @@
-"""Every case of the malformed-submission corpus: a clean refusal or the clean score."""
+"""Every case of the malformed-submission corpus: a clean refusal or the clean score, and
+the participant's checker (check_submission.py) answering as the scoring program does.
+
+For the checker, the phase's public items are written, the reference data are then moved
+out of reach, and check_submission.py must answer with the exit status and the last stderr
+line that evaluate.py gave on the real phase."""
 
 import json
 import os
+import re
 import shutil
 
 import pytest
-from conftest import assert_clean_failure, run_scorer
+from conftest import assert_clean_failure, run_checker, run_scorer
 from malformed import CASES, SAMPLE
+
+from scoring import public
 
 _clean_scores = {}
 
@@ -44,3 +52,19 @@ def test_malformed_submission(item, tmp_path, tmp_path_factory):
             assert "nan" not in text and "inf" not in text
             if name == "scores.json":
                 json.loads(text)
+
+    # The checker, without the reference data, says what the scoring program said.
+    items_path = os.path.join(str(tmp_path), "public_items.json")
+    with open(items_path, "w", encoding="utf-8") as stream:
+        stream.write(public.dumps(public.public_items(os.path.join(phase, "ref"))))
+    shutil.rmtree(os.path.join(phase, "ref"))
+    checked, last_line = run_checker(os.path.join(phase, "res"), items_path)
+    assert checked.returncode == run.status, (checked.stderr, run.stderr)
+    assert "Traceback" not in checked.stderr
+    assert str(tmp_path) not in run.last_line  # no path of the scoring machine
+    if run.status:
+        # the free memory of the machine is the one thing that moves between two runs
+        free = re.compile(r"has [0-9.]+ GB free")
+        assert free.sub("has N GB free", last_line) == free.sub("has N GB free", run.last_line)
+    else:
+        assert checked.stdout.startswith("The submission is valid")
