@@ -226,8 +226,8 @@ def formula_hits(distances, labels, ks):
 
 
 #: (SAMPLE_COLUMNS, CANDIDATES_PER_ROW, rows a block): the default path; a sample so small
-#: that its bound lets many cells through; every block by partition, one row at a time;
-#: by partition a few rows at a time.
+#: that its bound lets many cells through; every block ranked by partition (3 rows a
+#: block); blocks of 4 rows, some listed and some ranked by partition.
 PATHS = [(1024, 256, None), (1, 256, None), (1024, 0, 3), (1, 2, 4)]
 
 

@@ -50,8 +50,7 @@ def topk_hits(distances, labels, ks):
     cells at most a bound of each row's deepest k-th distance (the k-th smallest of the
     row's first columns, which cannot be below it), about k * n / SAMPLE_COLUMNS a row;
     sorting those few gives the k-th distances. A block whose bound lets too many
-    cells through has its k-th distances computed by a partition, then its cells
-    listed a few rows at a time.
+    cells through (many ties) is ranked by a partition of its rows instead.
     """
     distances = np.asarray(distances)
     labels = np.asarray(labels)
@@ -79,46 +78,26 @@ def _block_hits(rows, own, class_of, effective):
     inside = np.flatnonzero(own < sample.shape[1])
     sample[inside, own[inside]] = np.inf  # a query is never its own neighbour
     sample.partition(deepest - 1, axis=1)
-    cells = _cells_at_most(rows, own, sample[:, deepest - 1])
-    budget = CANDIDATES_PER_ROW * own.size
-    if cells[0].size <= budget:
-        return _hits_from_cells(cells, own, class_of, effective, None)
-    nearest = np.array(rows)
-    nearest[np.arange(own.size), own] = np.inf
-    nearest.partition(deepest - 1, axis=1)
-    nearest = np.sort(nearest[:, :deepest], axis=1)
-    kth = nearest[:, [k - 1 for k in effective]]
-    hits = np.empty((own.size, len(effective)))
-    step = max(1, budget // n)  # rows whose cells fit the budget even if every cell is listed
-    for start in range(0, own.size, step):
-        part = slice(start, start + step)
-        cells = _cells_at_most(rows[part], own[part], nearest[part, -1])
-        hits[part] = _hits_from_cells(cells, own[part], class_of, effective, kth[part])
-    return hits
-
-
-def _cells_at_most(rows, own, bound):
-    """(row, column, distance) of the cells of `rows` at most `bound` of their row,
-    the query itself left out; in row order."""
-    row, column = np.divmod(np.flatnonzero(rows <= bound[:, None]), rows.shape[1])
-    other = column != own[row]
+    within = rows <= sample[:, deepest - 1, None]
+    if np.count_nonzero(within) > CANDIDATES_PER_ROW * own.size:
+        return _hits_by_partition(rows, own, class_of, effective)
+    row, column = np.divmod(np.flatnonzero(within), n)
+    other = column != own[row]  # the query itself left out
     row, column = row[other], column[other]
-    return row, column, rows[row, column]
+    return _hits_from_cells((row, column, rows[row, column]), own, class_of, effective)
 
 
-def _hits_from_cells(cells, own, class_of, effective, kth):
-    """Hits of the queries `own` from every cell at most their deepest k-th distance.
-
-    kth: their k-th distances (one column per k), or None to take them from the cells
-    (each row then lists at least its deepest k cells)."""
+def _hits_from_cells(cells, own, class_of, effective):
+    """Hits of the queries `own` from (row, column, distance) of every cell at most a
+    bound of their deepest k-th distance, in row order, the queries themselves left out
+    (each row lists at least its deepest k cells)."""
     row, column, value = cells
     order = np.lexsort((value, row))
     row, column, value = row[order], column[order], value[order]
     count = own.size
-    if kth is None:
-        per_row = np.bincount(row, minlength=count)
-        first = np.cumsum(per_row) - per_row
-        kth = np.stack([value[first + k - 1] for k in effective], axis=1)
+    per_row = np.bincount(row, minlength=count)
+    first = np.cumsum(per_row) - per_row
+    kth = np.stack([value[first + k - 1] for k in effective], axis=1)
     same = class_of[column] == class_of[own][row]
     # The nearest classmate: the first cell of its class in each row (rows sorted by value).
     nearest_same = np.full(count, np.inf, dtype=value.dtype)
@@ -137,6 +116,42 @@ def _hits_from_cells(cells, own, class_of, effective, kth):
             on_kth = value == cell_kth
             tied_count = np.bincount(row[on_kth], minlength=count)
             tied_same = np.bincount(row[on_kth & same], minlength=count)
+            hits[tied, column_k] = [tie_hit_probability(int(closer[i]), int(tied_count[i]), int(tied_same[i]), k)
+                                    for i in tied]
+    return hits
+
+
+def _hits_by_partition(rows, own, class_of, effective):
+    """The same hits from whole rows, for a block whose bound lets too many cells
+    through to list them (a sample unlike the rest of the row, or many ties).
+
+    The query's own cell stays in the rows that are partitioned (a single different
+    value in a row of equal ones makes numpy's partition several times slower); it is
+    left out of the deepest + 1 smallest values afterwards."""
+    count = own.size
+    everywhere = np.arange(count)
+    mine = rows[everywhere, own]
+    classmates = np.where(class_of[None, :] == class_of[own][:, None], rows, np.inf)  # the others at inf
+    classmates[everywhere, own] = np.inf
+    nearest_same = classmates.min(axis=1)
+    deepest = max(effective)
+    smallest = np.sort(np.partition(rows, deepest, axis=1)[:, :deepest + 1], axis=1)
+    # Leave out one occurrence of the query's own distance if it is among them, else the largest.
+    drop = np.argmax(smallest == mine[:, None], axis=1)
+    drop[smallest[everywhere, drop] != mine] = deepest
+    keep = np.ones(smallest.shape, dtype=bool)
+    keep[everywhere, drop] = False
+    nearest = smallest[keep].reshape(count, deepest)
+    hits = np.zeros((count, len(effective)))
+    for column_k, k in enumerate(effective):
+        at = nearest[:, k - 1]
+        hits[:, column_k] = nearest_same < at
+        tied = np.flatnonzero(nearest_same == at)
+        if tied.size:  # counted over the whole block: many rows tie when many cells do
+            on = at[:, None]
+            closer = np.count_nonzero(nearest < on, axis=1)  # a closer cell is among the deepest nearest
+            tied_count = np.count_nonzero(rows == on, axis=1) - (mine == at)
+            tied_same = np.count_nonzero(classmates == on, axis=1)
             hits[tied, column_k] = [tie_hit_probability(int(closer[i]), int(tied_count[i]), int(tied_same[i]), k)
                                     for i in tied]
     return hits
