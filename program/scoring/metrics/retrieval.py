@@ -131,11 +131,11 @@ def _hits_by_partition(rows, own, class_of, effective):
     count = own.size
     everywhere = np.arange(count)
     mine = rows[everywhere, own]
+    deepest = max(effective)
+    smallest = np.sort(np.partition(rows, deepest, axis=1)[:, :deepest + 1], axis=1)  # the copy is freed here
     classmates = np.where(class_of[None, :] == class_of[own][:, None], rows, np.inf)  # the others at inf
     classmates[everywhere, own] = np.inf
     nearest_same = classmates.min(axis=1)
-    deepest = max(effective)
-    smallest = np.sort(np.partition(rows, deepest, axis=1)[:, :deepest + 1], axis=1)
     # Leave out one occurrence of the query's own distance if it is among them, else the largest.
     drop = np.argmax(smallest == mine[:, None], axis=1)
     drop[smallest[everywhere, drop] != mine] = deepest
