@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
+from platforms import (CODALAB_MAX_TITLE, PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
                        codabench_refusal, codabench_warnings, codalab_competition, column_label,
                        competition_files, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
                        zip_entries)
@@ -193,11 +193,16 @@ def complete_source(raw, path, tracks):
 
 
 def track_source(source, directory):
-    """The source of a one-track competition: its title and description unless given."""
+    """The source of a one-track competition: its title and description unless given. The
+    title is "<competition>: <track>", or the track's title alone where that is longer than
+    Codalab v1.5 stores (CODALAB_MAX_TITLE)."""
     one = copy.deepcopy(source)
     one["tracks"] = {directory: source["tracks"][directory]}
     if len(source["tracks"]) > 1:
-        one["title"] = "%s: %s" % (source["title"], source["tracks"][directory]["title"])
+        track_title = source["tracks"][directory]["title"]
+        one["title"] = "%s: %s" % (source["title"], track_title)
+        if len(one["title"]) > CODALAB_MAX_TITLE:
+            one["title"] = track_title
         one["description"] = source["tracks"][directory]["description"]
     return one
 

@@ -33,6 +33,10 @@ CODABENCH_MAX_BOARD_TITLE = 64
 # and CompetitionPhase.label are CharField(max_length=50).
 CODALAB_MAX_KEY = 50
 CODALAB_MAX_LABEL = 50
+# Codalab v1.5: apps/web/models.py, Competition.title is CharField(max_length=100): on
+# PostgreSQL a longer title fails the upload ("value too long for type character
+# varying(100)", seen when running the site's CompetitionDefBundle.unpack).
+CODALAB_MAX_TITLE = 100
 # Codabench: competitions/unpackers/base_unpacker.py, _validate_phase_ordering refuses a
 # phase that starts before or exactly when the previous one ends; the development phase
 # ends this long before the final phase starts.
@@ -260,7 +264,7 @@ def codalab_base(source, title, end):
     a detailed_results_url (apps/web/tasks.py) and show the page; force_submission_to_leaderboard
     puts every finished submission on the leaderboard in place of the previous one."""
     return {
-        "title": title,
+        "title": fit(title, CODALAB_MAX_TITLE, "The competition title"),
         "description": source["description"],
         "image": source["logo"],
         "has_registration": True,
@@ -456,9 +460,30 @@ def codabench_competition(source, phases):
     return competition
 
 
-def codabench_warnings(source):
-    """What the organizer should know before uploading to Codabench."""
+def codabench_phase_status(start, end, now):
+    """The status Codabench's API gives a phase at the moment `now` (naive UTC), computed from
+    its dates at each request (api/serializers/competitions.py, PhaseSerializer.get_status):
+    Next before its start, Previous after its end, else Current. The submission page uploads
+    only to a Current phase (static/riot/competitions/detail/submission_upload.tag,
+    check_can_upload: "This phase has ended and no longer accepts submissions!")."""
+    if start > now:
+        return "Next"
+    return "Previous" if end is not None and end < now else "Current"
+
+
+def codabench_warnings(source, now=None):
+    """What the organizer should know before uploading to Codabench (now: naive UTC, by
+    default the present moment)."""
+    if now is None:
+        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     warnings = []
+    development_start, final_start, end = schedule(source)
+    if codabench_phase_status(final_start, end, now) == "Previous":
+        warnings.append(
+            "every phase of the schedule has ended (end %s UTC): Codabench shows both phases as Previous "
+            "(api/serializers/competitions.py, PhaseSerializer.get_status) and its submission page accepts "
+            "no upload; set dates in the competition's source.yaml to open the development phase."
+            % end.strftime(DATE_FORMAT))
     if time_limit(source) > CODABENCH_DEFAULT_QUEUE_LIMIT and not source.get("codabench_queue"):
         warnings.append(
             "execution_time_limit is %d s but Codabench's default queue caps a run at %d s "
