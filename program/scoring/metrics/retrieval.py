@@ -21,7 +21,7 @@ BLOCK_BYTES = 64 * 1024 * 1024
 #: The first columns of a row, whose k-th smallest distance bounds the row's from above.
 SAMPLE_COLUMNS = 1024
 #: Cells at most that bound a block may list per row; beyond (a sample unlike the rest
-#: of the row, or many ties) the block's k-th distances come from a partition instead.
+#: of the row, or many ties) the block is ranked from whole rows instead.
 CANDIDATES_PER_ROW = 256
 
 
@@ -47,7 +47,7 @@ def topk_hits(distances, labels, ks):
     Only the cells at most a query's k-th distance decide its hits: the nearest
     classmate is a hit if it lies closer than the k-th distance, and the tie formula
     counts the cells at that distance. One comparison pass per block of rows lists the
-    cells at most a bound of each row's deepest k-th distance (the k-th smallest of the
+    cells at most a bound of each row's deepest k-th distance (the k+1-th smallest of the
     row's first columns, which cannot be below it), about k * n / SAMPLE_COLUMNS a row;
     sorting those few gives the k-th distances. A block whose bound lets too many
     cells through (many ties) is ranked by a partition of its rows instead.
@@ -74,11 +74,11 @@ def _block_hits(rows, own, class_of, effective):
     """Hits of the queries `own` (rows of the block) for each k of `effective`."""
     n = rows.shape[1]
     deepest = max(effective)
+    # The deepest + 1-th smallest of the first columns: at least `deepest` of them other
+    # than the query lie at or below it, so its deepest k-th distance does too.
     sample = np.array(rows[:, :min(n, max(SAMPLE_COLUMNS, deepest + 1))])
-    inside = np.flatnonzero(own < sample.shape[1])
-    sample[inside, own[inside]] = np.inf  # a query is never its own neighbour
-    sample.partition(deepest - 1, axis=1)
-    within = rows <= sample[:, deepest - 1, None]
+    sample.partition(deepest, axis=1)
+    within = rows <= sample[:, deepest, None]
     if np.count_nonzero(within) > CANDIDATES_PER_ROW * own.size:
         return _hits_by_partition(rows, own, class_of, effective)
     row, column = np.divmod(np.flatnonzero(within), n)
