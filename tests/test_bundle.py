@@ -801,8 +801,9 @@ def test_withheld_final_reference_holds_no_ground_truth(withheld, track, tmp_pat
     assert make_bundle.stand_in_zip(phase) == files[task["reference_data"]]
     v15_files, v15 = codalab_zip(dist, track)
     assert read_zip(v15_files[v15["phases"][2]["reference_data"]]) == real
-    # the overview tells participants what Codabench's final phase shows until it closes
+    # the overview tells participants what Codabench's final phase shows until it closes; v1.5's does not
     assert make_bundle.page_texts.WITHHELD in files["overview.html"].decode("utf-8")
+    assert make_bundle.page_texts.WITHHELD not in v15_files["overview.html"].decode("utf-8")
 
 
 @pytest.mark.parametrize("track", TRACKS)

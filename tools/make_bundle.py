@@ -447,10 +447,12 @@ def write_competition(dist, source, phases, program):
     (platforms.codabench_refusal says why); then only competition.zip is written."""
     codalab_text = dump_yaml(codalab_competition(source, phases))
     codabench_text = None if codabench_refusal(phases) else dump_yaml(codabench_competition(source, phases))
-    html = pages(source, phases)
-    common = [(source["logo"], logo_png(source["title"]))]
-    common += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
-    common.append(("scoring_program.zip", program))
+    def common(platform_source):
+        html = pages(platform_source, phases)
+        files = [(source["logo"], logo_png(source["title"]))]
+        files += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
+        return files + [("scoring_program.zip", program)]
+
     os.makedirs(dist, exist_ok=True)
     write(os.path.join(dist, "scoring_program.zip"), program)
     kits = {}
@@ -459,7 +461,10 @@ def write_competition(dist, source, phases, program):
         write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
         write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
-    write(os.path.join(dist, "competition.zip"), zip_entries(competition_files(codalab_text, common, phases, kits)))
+    # v1.5 keeps reference data private: its pages never speak of a withheld reference
+    codalab_source = dict(source, codabench_final_reference="included")
+    write(os.path.join(dist, "competition.zip"),
+          zip_entries(competition_files(codalab_text, common(codalab_source), phases, kits)))
     if codabench_text is not None:
         stand_ins = {}
         if final_reference_withheld(source):
@@ -468,7 +473,7 @@ def write_competition(dist, source, phases, program):
                     stand_ins[phase.reference_zip] = (phase.stand_in_zip, stand_in_zip(phase))
                     write(os.path.join(dist, phase.codabench_final_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(competition_files(codabench_text, common, phases, kits, stand_ins)))
+              zip_entries(competition_files(codabench_text, common(source), phases, kits, stand_ins)))
 
 
 def build(dist, competition=None, together=False):

@@ -203,12 +203,11 @@ def count_items(kind, items):
                         ", ".join(c["name"] for c in items["categories"]))
 
 
-# The overview's final phase, when Codabench's final task holds a stand-in reference
-# (source.yaml: codabench_final_reference: withheld; docs/organizers.md).
-WITHHELD = (" On Codabench, the test set's ground truth is not on the platform until the final phase closes: a "
-            "final-phase submission is checked there exactly as the test set will check it, shows 0 in every "
-            "column and says so on its detailed results page, and is scored against the test set once the "
-            "phase has closed.")
+# The overview's final phase in the Codabench competition whose final task holds a stand-in
+# reference (source.yaml: codabench_final_reference: withheld; docs/organizers.md).
+WITHHELD = (" The test set's ground truth is not on this platform until the final phase closes: a final-phase "
+            "submission is checked exactly as the test set will check it, shows 0 in every column and says so "
+            "on its detailed results page, and is scored against the test set once the phase has closed.")
 
 
 def generate(source, tracks, columns_html):
