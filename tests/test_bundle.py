@@ -44,6 +44,7 @@ V15_PHASE_KEYS = {"phasenumber", "label", "description", "color", "start_date", 
                   "max_submissions_per_day", "execution_time_limit", "is_scoring_only",
                   "scoring_program", "reference_data", "starting_kit", "phase_never_ends",
                   "auto_migration"}
+V15_MAX_TITLE = 100  # apps/web/models.py, Competition.title
 V15_HTML_PAGES = {"overview", "evaluation", "terms", "data"}  # unpack: 'data' is required
 FIXED_POINT = re.compile(r"^-?\d+(\.\d{1,10})?$")  # SubmissionScore: 10 decimals
 
@@ -245,6 +246,9 @@ def check_codalab_yaml(v15):
     """(files, competition) of one track's v1.5 zip: what CompetitionDefBundle.unpack reads."""
     files, competition = v15
     assert set(competition) <= V15_COMPETITION_KEYS, set(competition) - V15_COMPETITION_KEYS
+    # apps/web/models.py, Competition.title: CharField(max_length=100); PostgreSQL refuses a
+    # longer one and the upload fails (seen running CompetitionDefBundle.unpack on it).
+    assert 0 < len(competition["title"]) <= V15_MAX_TITLE
     assert competition["enable_detailed_results"] is True
     assert competition["force_submission_to_leaderboard"] is True
     assert competition["competition_docker_image"]
@@ -901,6 +905,17 @@ def test_the_build_warns_unless_the_final_reference_is_withheld():
 # ---------------------------------------------------------------------------- both
 
 
+@pytest.mark.parametrize("track", TRACKS)
+def test_terms_say_the_leaderboard_page_is_open_to_anyone(dist, track):
+    """apps/web/views.py, MyCompetitionSubmissionOutput.get: detailed_results.html of a
+    submission that has a PhaseLeaderBoardEntry is served to any visitor, signed in or not
+    (get_file_for_download with override_permissions); force_submission_to_leaderboard puts
+    every finished submission there. Codabench: SubmissionViewSet.get_detail_result."""
+    files, _ = codalab_zip(dist, track)
+    terms = " ".join(files["terms.html"].decode("utf-8").split())
+    assert "can be opened by anyone, on Codalab v1.5 as on Codabench" in terms
+
+
 def test_final_reference_data_hide_the_ground_truth(dist):
     """No final phase ships public_details: true (the lines page would draw the hidden
     ground truth): check_public_details refuses it unless source.yaml marks the phase."""
@@ -943,6 +958,21 @@ def test_titles_fit_without_cutting_words():
                 labels = " ".join(list(SOURCE["tracks"][track].get("labels", {}).values()) + [key.replace("_", " ")])
                 words = set(labels.split()) | set(labels.upper().split())
                 assert set(title.split()) <= words, title
+
+
+def test_track_competition_title_fits_codalab():
+    """apps/web/models.py, Competition.title is CharField(max_length=100): a track's own
+    competition is titled "<competition>: <track>" when that fits, else by the track's title;
+    a title the organizer wrote too long stops the build."""
+    source = {"title": "x" * 80, "tracks": {"short": {"title": "Lines", "description": ""},
+                                            "long": {"title": "Cultural events (ChaLearn)", "description": ""}}}
+    assert make_bundle.track_source(source, "short")["title"] == "x" * 80 + ": Lines"  # 87 characters
+    assert make_bundle.track_source(source, "long")["title"] == "Cultural events (ChaLearn)"  # 108 otherwise
+    base = {"description": "", "logo": "logo.png", "docker_image": "image"}
+    assert platforms.codalab_base(base, "y" * V15_MAX_TITLE, None)["title"] == "y" * V15_MAX_TITLE
+    with pytest.raises(SystemExit) as refused:
+        platforms.codalab_base(base, "y" * (V15_MAX_TITLE + 1), None)
+    assert "101 characters" in str(refused.value) and "100" in str(refused.value)
 
 
 def test_build_refuses_a_key_too_long_for_codabench():

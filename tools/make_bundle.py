@@ -42,10 +42,10 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (FINAL_REFERENCE_CHOICES, PAGE_NAMES, STAGES, BundleError, as_datetime,  # noqa: E402
-                       codabench_competition, codabench_refusal, codabench_warnings, codalab_competition,
-                       column_label, competition_files, dump_yaml, final_reference_withheld, leaderboard_title,
-                       sorting, tracks_of, tree_entries, zip_entries)
+from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, STAGES, BundleError,  # noqa: E402
+                       as_datetime, codabench_competition, codabench_refusal, codabench_warnings,
+                       codalab_competition, column_label, competition_files, dump_yaml, final_reference_withheld,
+                       leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
 from scoring.options import parse_options  # noqa: E402
@@ -212,11 +212,16 @@ def complete_source(raw, path, tracks):
 
 
 def track_source(source, directory):
-    """The source of a one-track competition: its title and description unless given."""
+    """The source of a one-track competition: its title and description unless given. The
+    title is "<competition>: <track>", or the track's title alone where that is longer than
+    Codalab v1.5 stores (CODALAB_MAX_TITLE)."""
     one = copy.deepcopy(source)
     one["tracks"] = {directory: source["tracks"][directory]}
     if len(source["tracks"]) > 1:
-        one["title"] = "%s: %s" % (source["title"], source["tracks"][directory]["title"])
+        track_title = source["tracks"][directory]["title"]
+        one["title"] = "%s: %s" % (source["title"], track_title)
+        if len(one["title"]) > CODALAB_MAX_TITLE:
+            one["title"] = track_title
         one["description"] = source["tracks"][directory]["description"]
     return one
 

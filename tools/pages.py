@@ -245,7 +245,8 @@ def generate(source, tracks, columns_html):
              "logs (see each track's <em>What you see</em> on the Evaluation page). In the final phase the "
              "detailed results never show per-item ground truth of the test set; the per-item files that "
              "the scoring program writes for the organizers (<code>private/</code>) are never shown to "
-             "participants. On Codabench the detailed results page of a submission can be opened from the "
-             "leaderboard by anyone once the competition is published.</p>\n")
+             "participants. The detailed results page of the submission on the leaderboard (your latest) "
+             "can be opened by anyone, on Codalab v1.5 as on Codabench (there once the competition is "
+             "published).</p>\n")
     return {"overview": "".join(overview), "evaluation": "".join(evaluation), "data": "".join(data),
             "terms": terms}

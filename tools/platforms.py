@@ -33,6 +33,10 @@ CODABENCH_MAX_BOARD_TITLE = 64
 # and CompetitionPhase.label are CharField(max_length=50).
 CODALAB_MAX_KEY = 50
 CODALAB_MAX_LABEL = 50
+# Codalab v1.5: apps/web/models.py, Competition.title is CharField(max_length=100): on
+# PostgreSQL a longer title fails the upload ("value too long for type character
+# varying(100)", seen when running the site's CompetitionDefBundle.unpack).
+CODALAB_MAX_TITLE = 100
 # Codabench: competitions/unpackers/base_unpacker.py, _validate_phase_ordering refuses a
 # phase that starts before or exactly when the previous one ends; the development phase
 # ends this long before the final phase starts.
@@ -281,7 +285,7 @@ def codalab_base(source, title, end):
     a detailed_results_url (apps/web/tasks.py) and show the page; force_submission_to_leaderboard
     puts every finished submission on the leaderboard in place of the previous one."""
     return {
-        "title": title,
+        "title": fit(title, CODALAB_MAX_TITLE, "The competition title"),
         "description": source["description"],
         "image": source["logo"],
         "has_registration": True,
