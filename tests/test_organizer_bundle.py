@@ -346,3 +346,19 @@ def test_a_withheld_final_reference_is_written_beside_the_codabench_zip(tmp_path
         assert read_zip(stream.read()) == files_of(os.path.join(folder, "final", "myevents"))
     with open(os.path.join(dist, "myevents", "competition.zip"), "rb") as stream:
         assert stream.read() == included
+
+
+def test_reference_data_marked_stand_in_are_refused(tmp_path):
+    """stand_in: true is the mark of the build's own stand-in (every score 0): an organizer's
+    reference data carrying it would score nobody, in either phase."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    with open(os.path.join(folder, "final", "myevents", "track.yaml"), "a") as stream:
+        stream.write("stand_in: true\n")
+    with pytest.raises(SystemExit) as refused:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    message = str(refused.value)
+    assert "final phase of track myevents says stand_in: true" in message
+    assert "scores every submission 0" in message
+    assert not os.path.exists(str(tmp_path / "dist" / "myevents" / "competition.zip"))

@@ -215,10 +215,24 @@ def check_public_details(source, phases):
                 "(phases: final: public_details: true)." % phase.name)
 
 
+def check_not_stand_in(phases):
+    """The organizer's reference data are real: stand_in: true is the mark of the stand-in
+    the build itself writes (codabench_final_reference: withheld), under which every score
+    is 0; a phase shipping it would never score anybody."""
+    for phase in phases:
+        if track_yaml(phase).get("stand_in") is True:
+            raise BundleError(
+                "The %s phase of track %s says stand_in: true in its track.yaml, which scores every "
+                "submission 0; remove it (the build writes its own stand-in for Codabench's final phase "
+                "when competition/source.yaml says codabench_final_reference: withheld)."
+                % (phase.stage, phase.name))
+
+
 def check_competition(source, phases):
     """What must hold before either platform's yaml is written."""
     check_keys(phases)
     check_public_details(source, phases)
+    check_not_stand_in(phases)
 
 
 def tracks_of(phases):
