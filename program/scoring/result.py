@@ -102,6 +102,8 @@ class TrackResult(object):
     warnings: sentences also shown in the detailed results.
     meaning: one sentence saying what the ranking score (the first key) measures;
     highlights: (label, value) pairs a participant checks first, shown beside it.
+    stand_in: scored against a stand-in reference (track.yaml says stand_in: true);
+    pending: the sentence the page shows instead of the scores (runner.stand_in_result).
     """
 
     def __init__(self, kind, title):
@@ -116,6 +118,8 @@ class TrackResult(object):
         self.meaning = ""
         self.key_prefix = ""  # set by the runner when two tracks of a kind share a phase
         self.highlights = []
+        self.stand_in = False
+        self.pending = ""
 
     def set_score(self, key, value):
         value = float(value)
