@@ -48,7 +48,7 @@ from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, S
                        leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
-from scoring.options import parse_options  # noqa: E402
+from scoring.runner import track_options  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
@@ -235,7 +235,7 @@ def phase_keys(ref_dir):
     keys = []
     for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
         module = TRACKS[track.kind]
-        options = parse_options(track.config, module.OPTIONS, track.ref_name("track.yaml"))
+        options = track_options(track.config, module, track.ref_name("track.yaml"))
         keys.extend(prefix + key for key in module.keys(track, options))
     return keys
 

@@ -10,7 +10,7 @@ each example with a reference of the same items and scores it with evaluate.py.
 import html
 import os
 
-from scoring.options import parse_options
+from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS
 
 PAGE_NAMES = ("overview", "evaluation", "data", "terms")
@@ -183,7 +183,7 @@ def track_options(track_items):
     import yaml
 
     module = TRACKS[track_items["kind"]]
-    return parse_options(yaml.safe_load(track_items["track_yaml"]), module.OPTIONS, "track.yaml")
+    return parse_track_options(yaml.safe_load(track_items["track_yaml"]), module, "track.yaml")
 
 
 def plural(count, word):

@@ -5,7 +5,7 @@ from collections import OrderedDict
 
 from . import layout, report, views
 from .errors import ReferenceDataError
-from .options import parse_options
+from .options import boolean, parse_options
 from .result import TrackResult
 from .tracks import TRACKS
 
@@ -16,6 +16,18 @@ PENDING = ("Your submission is valid: it was checked against the final phase's t
            "leaderboard: the reference data on the platform hold no ground truth.")
 
 
+#: Options of every track.yaml, whatever its kind, handled here rather than by the track:
+#: stand_in (stand_in_result: validate the submission, score nothing).
+COMMON_OPTIONS = {"stand_in": (False, boolean())}
+
+
+def track_options(config, module, where):
+    """The options of one track.yaml (config), its kind's and the common ones, validated."""
+    declared = dict(module.OPTIONS)
+    declared.update(COMMON_OPTIONS)
+    return parse_options(config, declared, where)
+
+
 def prepare(input_dir, log):
     """Tracks of the phase with their parsed options and key prefixes."""
     tracks = layout.find_tracks(os.path.join(input_dir, "ref"), TRACKS)
@@ -23,7 +35,7 @@ def prepare(input_dir, log):
     prepared = []
     for track, prefix in zip(tracks, prefixes):
         module = TRACKS[track.kind]
-        options = parse_options(track.config, module.OPTIONS, track.ref_name("track.yaml"))
+        options = track_options(track.config, module, track.ref_name("track.yaml"))
         prepared.append((track, module, options, prefix))
     refuse_key_collisions(prepared)
     return prepared

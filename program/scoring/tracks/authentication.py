@@ -27,7 +27,6 @@ OPTIONS = {
     "k": ([1, 3, 5], opt.positive_int_list()),
     "documentation": ("optional", opt.choice("optional", "required")),
     "public_details": (False, opt.boolean()),
-    "stand_in": (False, opt.boolean()),  # runner.stand_in_result: validate, score nothing
 }
 
 RATES = ("accuracy", "precision", "recall", "specificity")

@@ -20,7 +20,6 @@ TITLE = "Cultural event recognition (ChaLearn LAP)"
 OPTIONS = {
     "missing": ("error", opt.choice("error", "last")),
     "public_details": (False, opt.boolean()),
-    "stand_in": (False, opt.boolean()),  # runner.stand_in_result: validate, score nothing
 }
 
 #: Per category, how many of the worst-placed positives and best-placed negatives the

@@ -42,7 +42,6 @@ OPTIONS = {
     "match_threshold": (0.75, _above_half()),
     "connectivity": (8, opt.integer_in(4, 8)),
     "public_details": (False, opt.boolean()),
-    "stand_in": (False, opt.boolean()),  # runner.stand_in_result: validate, score nothing
 }
 
 METRICS = seg.METRICS
