@@ -91,7 +91,7 @@ def write_views(outdir, count, seed=3):
         os.makedirs(folder, exist_ok=True)
         for name, view in views.items():
             with open(os.path.join(folder, name + ".npz"), "wb") as stream:
-                stream.write(view.to_bytes())
+                view.write(stream)
             with open(os.path.join(folder, name + ".json"), "w") as stream:
                 json.dump({"kind": name, "rel": name, "prefix": "", "title": name}, stream)
     open(marker, "w").close()

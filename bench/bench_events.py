@@ -2,7 +2,9 @@
 
 Prints ratios against baselines timed in the same run:
 - end to end (python3 program/evaluate.py, a fresh process) against a fresh process
-  that only reads the numbers of the same files with numpy.loadtxt;
+  that only reads the numbers of the same files with numpy.loadtxt, and against
+  numpy.loadtxt of the same files in-process (issue 15's baseline), in wall time and
+  in CPU time (user + system, which a busy machine disturbs less);
 - the track in-process (reader + AP + tables + charts) against numpy.loadtxt of the
   same files in-process;
 - the AP kernel alone against a plain numpy.argsort of the same confidences.
@@ -11,7 +13,9 @@ Prints ratios against baselines timed in the same run:
 import io
 import os
 import shutil
+import subprocess
 import sys
+import time
 
 import numpy as np
 from timing import best_time, run_python
@@ -59,6 +63,22 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.txt"))):
 """
 
 
+#: Runs ARGS under the interpreter in a child process and prints the child's CPU seconds.
+_CPU_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(usage.ru_utime + usage.ru_stime)\n"
+)
+
+
+def cpu_time(args):
+    """User + system CPU seconds of `python3 ARGS` in a fresh process (start-up included)."""
+    out = subprocess.run([sys.executable, "-c", _CPU_WRAPPER, sys.executable] + list(args), check=True,
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
 def loadtxt_all(root):
     for folder in ("ref", "res"):
         directory = os.path.join(root, folder)
@@ -98,15 +118,23 @@ def measure(outdir, shuffle_each):
     options = parse_options(track.config, events.OPTIONS, "track.yaml")
     submission = Submission(os.path.join(root, "res"), os.path.join(root, "res"))
     quiet = Log(io.StringIO())
+    track_cpu = load_cpu = float("inf")
     for _ in range(REPEAT):
         elapsed, peak = run_python([script, root])
         base_time, base_peak = min(base_time, elapsed), max(base_peak, peak)
         elapsed, peak = run_python([os.path.join(ROOT, "program", "evaluate.py"), root, output])
         track_time, track_peak = min(track_time, elapsed), max(track_peak, peak)
+        track_cpu = min(track_cpu, cpu_time([os.path.join(ROOT, "program", "evaluate.py"), root, output]))
+        start = time.process_time()
         in_load = min(in_load, best_time(lambda: loadtxt_all(root), repeat=1))
+        load_cpu = min(load_cpu, time.process_time() - start)
         in_track = min(in_track, best_time(lambda: events.score(track, submission, options, quiet), repeat=1))
     print("end to end: evaluate.py %.2f s (peak %.0f MB), loadtxt of the same files %.2f s (peak %.0f MB): "
           "ratio %.2f" % (track_time, track_peak / 1e6, base_time, base_peak / 1e6, track_time / base_time))
+    print("end to end against loadtxt in-process (issue 15's goal: at most 1.3): evaluate.py %.2f s, loadtxt "
+          "%.2f s: ratio %.2f" % (track_time, in_load, track_time / in_load))
+    print("CPU time (user + system; steadier than wall time on a busy machine): evaluate.py %.2f s, loadtxt "
+          "in-process %.2f s: ratio %.2f" % (track_cpu, load_cpu, track_cpu / load_cpu))
     print("in-process: events.score %.2f s, numpy.loadtxt of the same files %.2f s: ratio %.2f"
           % (in_track, in_load, in_track / in_load))
 

@@ -200,6 +200,60 @@ def test_blocks_give_the_same_result(monkeypatch):
     assert np.array_equal(whole, blocked)
 
 
+def formula_hits(distances, labels, ks):
+    """Hit values from SPEC section 3's formula, row by row: 1 if the nearest classmate is
+    closer than the k-th distance, 1 - C(t - m, k - a) / C(t, k - a) if it is at that
+    distance (a closer, t at it, m of them classmates), else 0."""
+    n = len(labels)
+    out = np.zeros((n, len(ks)))
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        same = [distances[i, j] for j in others if labels[j] == labels[i]]
+        if not same:
+            continue
+        ranked = sorted(distances[i, j] for j in others)
+        for column, k in enumerate(ks):
+            k = min(k, n - 1)
+            kth = ranked[k - 1]
+            if min(same) < kth:
+                out[i, column] = 1.0
+            elif min(same) == kth:
+                closer = sum(1 for v in ranked if v < kth)
+                tied = sum(1 for v in ranked if v == kth)
+                tied_same = sum(1 for v in same if v == kth)
+                out[i, column] = float(1 - Fraction(binomial(tied - tied_same, k - closer), binomial(tied, k - closer)))
+    return out
+
+
+#: (SAMPLE_COLUMNS, CANDIDATES_PER_ROW, rows a block): the default path; a sample so small
+#: that its bound lets many cells through; every block ranked by partition (3 rows a
+#: block); blocks of 4 rows, some listed and some ranked by partition.
+PATHS = [(1024, 256, None), (1, 256, None), (1024, 0, 3), (1, 2, 4)]
+
+
+def hits_by_path(distances, labels, ks, path):
+    from scoring.metrics import retrieval
+    saved = retrieval.SAMPLE_COLUMNS, retrieval.CANDIDATES_PER_ROW, retrieval.BLOCK_BYTES
+    sample, candidates, rows = path
+    retrieval.SAMPLE_COLUMNS, retrieval.CANDIDATES_PER_ROW = sample, candidates
+    if rows is not None:
+        retrieval.BLOCK_BYTES = distances.dtype.itemsize * distances.shape[1] * rows
+    try:
+        return retrieval.topk_hits(distances, labels, ks)[0]
+    finally:
+        retrieval.SAMPLE_COLUMNS, retrieval.CANDIDATES_PER_ROW, retrieval.BLOCK_BYTES = saved
+
+
+def test_every_path_on_a_constant_matrix():
+    # Every other image ties at every k: hit = 1 - C(t - m, k) / C(t, k), t = 9, m = 4 or 3.
+    labels = np.array([0] * 5 + [1] * 5)
+    distances = np.full((10, 10), 0.5)
+    for path in PATHS:
+        hits = hits_by_path(distances, labels, [1, 3], path)
+        assert np.allclose(hits[0], [4 / 9, float(1 - Fraction(binomial(5, 3), binomial(9, 3)))], rtol=0, atol=1e-12)
+        assert np.array_equal(hits, hits_by_path(distances, labels, [1, 3], PATHS[0]))
+
+
 # ------------------------------------------------------------ properties
 
 
@@ -262,3 +316,16 @@ def test_relabelling_the_classes_changes_nothing(problem):
     # Any renumbering of the classes, not only 0 <-> 1.
     renumbered, _ = topk_hits(distances, 7 - 3 * labels, [1, 3, 5])
     assert np.array_equal(topk_hits(distances, labels, [1, 3, 5])[0], renumbered)
+
+
+@settings(max_examples=100, deadline=None)
+@given(medium_problem(), st.sampled_from([np.float64, np.float32]))
+def test_every_path_gives_the_formula(problem, dtype):
+    distances, labels, _ = problem
+    distances = distances.astype(dtype)
+    ks = [1, 2, 3, 5]
+    expected = formula_hits(distances, labels, ks)
+    first = hits_by_path(distances, labels, ks, PATHS[0])
+    assert np.allclose(first, expected, rtol=0, atol=1e-12)
+    for path in PATHS[1:]:
+        assert np.array_equal(hits_by_path(distances, labels, ks, path), first)

@@ -485,6 +485,17 @@ def test_npz_not_finite(tmp_path):
     failure(tmp_path, phase, "Tasso_distances.npz distances[2, 1] (tasso_000012.JPG to tasso_000011.JPG) is nan")
 
 
+def test_npz_a_non_finite_value_is_named_before_a_value_beyond_2_to_the_53(tmp_path):
+    matrix = np.array(TASSO_DISTANCES)
+    matrix[1, 2] = 1e17  # beyond 2^53 = 9.007e15, on an earlier line than the NaN
+    matrix[3, 0] = np.nan
+    phase = npz_phase(tmp_path, names=np.array(TASSO), distances=matrix)
+    failure(tmp_path, phase, "Tasso_distances.npz distances[3, 0] (tasso_000013.JPG to tasso_000010.JPG) is nan")
+    matrix[3, 0] = 0.5
+    phase = npz_phase(tmp_path / "b", names=np.array(TASSO), distances=matrix)
+    failure(tmp_path / "b", phase, "Tasso_distances.npz distances[1, 2]", "beyond 2^53")
+
+
 def test_npz_not_an_archive(tmp_path):
     phase = make_phase(tmp_path)
     os.remove(str(phase / "res" / "Tasso_distances.csv"))
@@ -676,7 +687,8 @@ def test_fixed_width_csv_equals_float_bit_for_bit(layout):
 def test_fixed_width_csv_blocks_and_departures(tmp_path, monkeypatch):
     from scoring.errors import SubmissionError
     from scoring.readers import authentication as reader
-    monkeypatch.setattr(reader, "_BLOCK_BYTES", 100)  # a few rows a block
+    monkeypatch.setattr(reader, "_BLOCK_BYTES", 600)  # rows of 125 bytes: 4 a block
+    monkeypatch.setattr(reader, "_GROUP_BYTES", 250)  # converted 2 at a time
     n = 12
     rng = np.random.RandomState(5)
     values = np.round(rng.rand(n, n), 6)

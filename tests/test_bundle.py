@@ -729,6 +729,179 @@ def test_codabench_phase_statuses_and_the_warning_of_a_closed_schedule(dist, tra
     assert [phase_status(s, e, phases[0][0] + datetime.timedelta(days=1)) for s, e in phases] == ["Current", "Next"]
 
 
+# ---------------------------------------------------------------------------- Codabench: the final reference withheld
+
+
+@pytest.fixture(scope="module")
+def withheld(tmp_path_factory):
+    """The demo built with codabench_final_reference: withheld in its source.yaml:
+    (organizer's folder, dist)."""
+    root = str(tmp_path_factory.mktemp("withheld"))
+    folder = make_bundle.demo_competition(os.path.join(ROOT, "input"), root)
+    with open(os.path.join(folder, "source.yaml"), "a") as stream:
+        stream.write("codabench_final_reference: withheld\n")
+    target = os.path.join(root, "dist")
+    make_bundle.build(target, folder)
+    return folder, target
+
+
+def final_task(competition):
+    """The task of the Codabench competition's final phase (index 1)."""
+    (phase,) = [p for p in competition["phases"] if p["index"] == 1]
+    (task,) = [t for t in competition["tasks"] if t["index"] in phase["tasks"]]
+    return phase, task
+
+
+def perturbed_labels(ref_dir, target):
+    """A copy of a reference whose every label differs: authentication and events labels all
+    1, every lines page one white rectangle. Names, sizes and track.yaml are kept."""
+    from PIL import Image
+
+    shutil.copytree(ref_dir, target)
+    for folder, _, names in os.walk(target):
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(".csv"):
+                with open(path) as stream:
+                    rows = stream.read().splitlines()
+                rows = rows[:1] + [row.rsplit(",", 1)[0] + ",1" for row in rows[1:] if row]
+                with open(path, "w") as stream:
+                    stream.write("\n".join(rows) + "\n")
+            elif name.endswith(".txt"):
+                with open(path) as stream:
+                    rows = [row.split()[0] + " 1" for row in stream.read().splitlines() if row.strip()]
+                with open(path, "w") as stream:
+                    stream.write("\n".join(rows) + "\n")
+            elif name.endswith(".png"):
+                with Image.open(path) as image:
+                    size = image.size
+                Image.new("L", size, 255).save(path)
+    return target
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_withheld_final_reference_holds_no_ground_truth(withheld, track, tmp_path):
+    """The Codabench competition's final task carries the stand-in: no file of the real final
+    reference, a track.yaml that says stand_in: true and is otherwise the real one, and the
+    very same bytes when every label of the real reference is changed (it is built from
+    names and sizes only: public.public_items). The v1.5 zip keeps the real reference."""
+    folder, dist = withheld
+    files, competition = codabench_zip(dist, track)
+    check_codabench_yaml((files, competition))
+    _, task = final_task(competition)
+    assert task["reference_data"] == "%s_final_stand_in_reference.zip" % track
+    assert "%s_final_reference.zip" % track not in files
+    stand_in = read_zip(files[task["reference_data"]])
+    real_dir = os.path.join(folder, "final", track)
+    real = read_zip(platforms.zip_entries(platforms.tree_entries(real_dir)))
+    for name, data in real.items():
+        assert data not in stand_in.values(), name
+    config = yaml.safe_load(stand_in["track.yaml"])
+    assert config.pop("stand_in") is True
+    assert config == yaml.safe_load(real["track.yaml"])
+    assert set(stand_in) == set(real)  # the same names: a submission is read as on the real data
+    phase = make_bundle.Phase(track, config["track"], "final", perturbed_labels(real_dir, str(tmp_path / "p")),
+                              None, [])
+    assert make_bundle.stand_in_zip(phase) == files[task["reference_data"]]
+    v15_files, v15 = codalab_zip(dist, track)
+    assert read_zip(v15_files[v15["phases"][2]["reference_data"]]) == real
+    # the overview tells participants what Codabench's final phase shows until it closes; v1.5's does not
+    assert make_bundle.page_texts.WITHHELD in files["overview.html"].decode("utf-8")
+    assert make_bundle.page_texts.WITHHELD not in v15_files["overview.html"].decode("utf-8")
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_withheld_final_phase_validates_and_scores_nothing(withheld, track, tmp_path):
+    """Through the modelled Codabench flow, every phase takes its sample flat and wrapped and
+    fills every column; the final phase's scores are all 0 and its page says the submission is
+    valid and will be scored after the phase closes."""
+    from scoring import runner
+
+    _, dist = withheld
+    v2 = codabench_zip(dist, track)
+    check_codabench_phases_score(v2, tmp_path / "phases")
+    files, competition = v2
+    phase, task = final_task(competition)
+    (solution,) = [s for s in competition["solutions"] if s["tasks"] == phase["tasks"]]
+    for form, submission in (("flat", files[solution["path"]]),
+                             ("wrapped", wrapped(files[solution["path"]], "submission"))):
+        where = str(tmp_path / form)
+        scores, output = codabench_scoring_step(files, task, codabench_prediction_step(submission, where), where)
+        assert list(scores) == [c["key"] for c in competition["leaderboards"][0]["columns"]]
+        assert set(scores.values()) == {0.0}
+        with open(watched_page(output), encoding="utf-8") as stream:
+            assert html_text(stream.read()).count(runner.PENDING) == 1
+        assert not os.path.exists(os.path.join(output, "private"))
+
+
+def html_text(page):
+    import html
+    return html.unescape(page)
+
+
+def without_first_data_file(submission):
+    """The submission without its first file (README.md kept): a file the phase requires."""
+    entries = sorted(read_zip(submission).items())
+    dropped = [name for name, _ in entries if name != "README.md"][0]
+    return platforms.zip_entries([(n, d) for n, d in entries if n != dropped]), dropped
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_withheld_final_phase_refuses_a_bad_submission_as_the_real_data_do(withheld, track, tmp_path):
+    from conftest import run_scorer
+
+    _, dist = withheld
+    files, competition = codabench_zip(dist, track)
+    v15_files, v15 = codalab_zip(dist, track)
+    phase, task = final_task(competition)
+    (solution,) = [s for s in competition["solutions"] if s["tasks"] == phase["tasks"]]
+    bad, dropped = without_first_data_file(files[solution["path"]])
+    assert dropped
+    runs = []
+    for label, reference in (("stand-in", files[task["reference_data"]]),
+                             ("real", v15_files[v15["phases"][2]["reference_data"]])):
+        os.makedirs(str(tmp_path / label))
+        extract(reference, str(tmp_path / label / "ref"))
+        extract(bad, str(tmp_path / label / "res"))
+        runs.append(run_scorer(tmp_path / label, tmp_path / label / "out"))
+    assert [run.status for run in runs] == [1, 1], [run.stderr for run in runs]
+    assert runs[0].last_line == runs[1].last_line and runs[0].last_line.startswith("Submission error: ")
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_withheld_real_reference_scores_as_the_real_phase(withheld, track, tmp_path):
+    """After the deadline the organizer uploads codabench_final_reference_<track>.zip as a
+    dataset of type reference_data and sets it as the final task's reference_data (api/views/
+    tasks.py, TaskViewSet.update; api/serializers/tasks.py, TaskSerializer: a SlugRelatedField
+    by the dataset's key); rerun_submissions (api/views/competitions.py) calls Submission.re_run
+    (competitions/models.py) with the same task and data, and _send_to_compute_worker
+    (competitions/tasks.py) sends the task's reference_data as it is then. The sample then
+    scores exactly as the v1.5 final phase scores it, flat and wrapped."""
+    _, dist = withheld
+    files, competition = codabench_zip(dist, track)
+    v15_files, v15 = codalab_zip(dist, track)
+    phase, task = final_task(competition)
+    with open(os.path.join(dist, track, "codabench_final_reference_%s.zip" % track), "rb") as stream:
+        real = stream.read()
+    assert real == v15_files[v15["phases"][2]["reference_data"]]
+    files = dict(files, real_reference=real)
+    task = dict(task, reference_data="real_reference")
+    (solution,) = [s for s in competition["solutions"] if s["tasks"] == phase["tasks"]]
+    expected, _ = play_v15(v15_files, v15["phases"][2], str(tmp_path / "v15"), submission=files[solution["path"]])
+    for form, submission in (("flat", files[solution["path"]]),
+                             ("wrapped", wrapped(files[solution["path"]], "submission"))):
+        where = str(tmp_path / form)
+        scores, _ = codabench_scoring_step(files, task, codabench_prediction_step(submission, where), where)
+        assert list(scores.items()) == expected, form
+
+
+def test_the_build_warns_unless_the_final_reference_is_withheld():
+    warned = [w for w in platforms.codabench_warnings(SOURCE) if "codabench_final_reference: withheld" in w]
+    assert len(warned) == 1 and warned[0].count(". ") == 0  # one sentence
+    source = dict(SOURCE, codabench_final_reference="withheld")
+    assert not [w for w in platforms.codabench_warnings(source) if "codabench_final_reference" in w]
+
+
 # ---------------------------------------------------------------------------- both
 
 

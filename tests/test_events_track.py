@@ -256,6 +256,48 @@ def test_byte_path_takes_plain_files_only():
         assert byte_pairs(data) is None, data
 
 
+ascii_field = st.text(st.sampled_from("ab1.-_ \t\r"), min_size=3, max_size=3)
+
+
+def trimmed(data):
+    """The bytes byte_pairs hands to its two passes: no BOM, no trailing blank lines."""
+    data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    data = data.rstrip(b" \t\r\n")
+    return data, np.frombuffer(data, dtype=np.uint8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(ascii_field, st.sampled_from([" ", "\t", "x", "  "]), ascii_field), min_size=1,
+                max_size=6),
+       st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_fixed_width_lines_agree_with_the_blanks_pass(cells, end, final_end):
+    # Lines of one length or nearly (three bytes, a separator, three bytes), some with a
+    # blank or CR inside a field, two blanks or no separator: the proof on the byte matrix
+    # never takes a file the pass over every blank's position refuses, and gives the same
+    # fields when it takes one.
+    from scoring.readers.events import _blank_pairs, _fixed_width_pairs
+    data, buf = trimmed((end.join("".join(c) for c in cells) + (end if final_end else "")).encode("ascii"))
+    if not data:
+        return
+    fixed, general = _fixed_width_pairs(data, buf), _blank_pairs(buf)
+    if fixed is not None:
+        assert general is not None and all(np.array_equal(x, y) for x, y in zip(fixed, general))
+
+
+def test_fixed_width_lines():
+    from scoring.readers.events import _fixed_width_pairs
+    for data, first, second in ((b"ab 1\ncd 2\n", [b"ab", b"cd"], [b"1", b"2"]),
+                                (b"ab\t1\r\ncd 2\r\n\r\n", [b"ab", b"cd"], [b"1", b"2"]),
+                                (b"x 0.5\ny 0.7\nz 1.0", [b"x", b"y", b"z"], [b"0.5", b"0.7", b"1.0"])):
+        data, buf = trimmed(data)
+        starts, separators, ends = _fixed_width_pairs(data, buf)
+        assert [bytes(buf[a:b]) for a, b in zip(starts, separators)] == first
+        assert [bytes(buf[a + 1:b]) for a, b in zip(separators, ends)] == second
+    # Lines of two lengths, an empty second field, a blank inside a field: the general pass decides.
+    for data in (b"ab 1\nc 22\n", b"ab 1\ncd  \nef 3\n", b"ab 1\nc\td\n", b"a  1\nb  2\n"):
+        assert _fixed_width_pairs(*trimmed(data)) is None, data
+
+
 def float_or_error(token):
     try:
         return float(token)

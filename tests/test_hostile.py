@@ -610,6 +610,29 @@ def test_available_memory_takes_the_smallest(monkeypatch):
     assert not memory.fits(1.7 * 10 ** 9) and memory.fits(1.5 * 10 ** 9)
 
 
+
+def test_large_empty_is_a_writable_array_of_its_own():
+    small = memory.large_empty((3, 4), np.float32)
+    large = memory.large_empty((1100, 1000), np.float64)  # 8.8 MB: its own memory map
+    assert (small.shape, small.dtype, large.shape, large.dtype) == ((3, 4), np.float32, (1100, 1000), np.float64)
+    large[...] = 2.5
+    large[1099, 999] = -1.0
+    assert large.flags.writeable and large.flags.c_contiguous
+    assert large.sum() == 2.5 * 1100 * 1000 - 3.5
+
+
+def test_large_empty_beyond_the_address_space_is_a_memory_error():
+    code = ("import resource, sys\n"
+            "sys.path.insert(0, %r)\n"
+            "from scoring import memory\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (2 ** 30, 2 ** 30))\n"
+            "try:\n"
+            "    memory.large_empty((20000, 20000), 'f8')\n"
+            "except MemoryError:\n"
+            "    print('MemoryError')\n" % PROGRAM)
+    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True).stdout
+    assert out.strip() == "MemoryError"
+
 # ------------------------------------------------------------ fest2025 reads the ground truth as OpenCV
 
 

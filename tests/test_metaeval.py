@@ -248,6 +248,8 @@ def test_weighted_average_precision_equals_ap_of_the_repeated_items(seed):
         drawn = np.repeat(np.arange(n), weights[0][row].astype(int))
         assert values[row] == pytest.approx(average_precision(labels[drawn] > 0, confidence[drawn]))
     assert itemview.leaderboard(view)["map"] == average_precision(labels > 0, confidence)
+    # Each item drawn once: the weighted path agrees with the leaderboard's.
+    assert itemview.aggregate(view, [np.ones((1, n))])["map"][0] == pytest.approx(itemview.leaderboard(view)["map"])
 
 
 def test_bootstrap_draws_b_minus_one_items_per_block_deterministically():

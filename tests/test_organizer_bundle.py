@@ -307,3 +307,58 @@ def test_source_dates_in_any_yaml_form(tmp_path, dates, error):
         make_bundle.build(str(tmp_path / "dist"), folder)
     assert str(raised.value).startswith(os.path.join(folder, "source.yaml") + ": ")
     assert error in str(raised.value)
+
+
+def test_source_with_a_bad_final_reference_choice_is_refused(tmp_path):
+    """codabench_final_reference is withheld or included; anything else stops the build
+    with one sentence and exit status 2."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), "codabench_final_reference: hidden\n")
+    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
+                                "--competition", folder, "--out", str(tmp_path / "dist")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == (
+        "%s: codabench_final_reference is 'hidden'; expected withheld (Codabench's final phase gets a stand-in "
+        "reference and the real one is attached after the deadline) or included (the default)."
+        % os.path.join(folder, "source.yaml"))
+    assert not os.path.exists(str(tmp_path / "dist" / "myevents"))
+
+
+def test_a_withheld_final_reference_is_written_beside_the_codabench_zip(tmp_path):
+    """With codabench_final_reference: withheld, the real final reference is
+    codabench_final_reference_<track>.zip, the organizer's files byte for byte, and the
+    manifest names it; the v1.5 zip is unchanged."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    dist = str(tmp_path / "dist")
+    make_bundle.build(dist, folder)
+    with open(os.path.join(dist, "myevents", "competition.zip"), "rb") as stream:
+        included = stream.read()
+    write(os.path.join(folder, "source.yaml"), "codabench_final_reference: withheld\n")
+    manifest = make_bundle.build(dist, folder)
+    (entry,) = manifest["competitions"]
+    assert entry["codabench_final_reference"] == ["codabench_final_reference_myevents.zip"]
+    with open(os.path.join(dist, "myevents", "codabench_final_reference_myevents.zip"), "rb") as stream:
+        assert read_zip(stream.read()) == files_of(os.path.join(folder, "final", "myevents"))
+    with open(os.path.join(dist, "myevents", "competition.zip"), "rb") as stream:
+        assert stream.read() == included
+
+
+def test_reference_data_marked_stand_in_are_refused(tmp_path):
+    """stand_in: true is the mark of the build's own stand-in (every score 0): an organizer's
+    reference data carrying it would score nobody, in either phase."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    with open(os.path.join(folder, "final", "myevents", "track.yaml"), "a") as stream:
+        stream.write("stand_in: true\n")
+    with pytest.raises(SystemExit) as refused:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    message = str(refused.value)
+    assert "final phase of track myevents says stand_in: true" in message
+    assert "scores every submission 0" in message
+    assert not os.path.exists(str(tmp_path / "dist" / "myevents" / "competition.zip"))

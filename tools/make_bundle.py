@@ -12,11 +12,15 @@ DIR, the organizer's competition folder, holds:
   starting_kit/<track dir>/  optional: a sample submission of the development phase
                              (otherwise a valid dummy one is written from the test items)
   source.yaml                optional: title, description, dates, phases, pages, each
-                             track's title and column labels; every field has a default
+                             track's title and column labels, codabench_final_reference;
+                             every field has a default
 
 By default every track is its own competition, in DIST/<track dir>/: competition.zip
 (Codalab v1.5), codabench_competition.zip (Codabench), and beside them the zips they
-hold and the starting kits. With --together, all tracks form one competition in DIST/.
+hold and the starting kits. With codabench_final_reference: withheld, the Codabench zip's
+final phase holds a stand-in reference (names and sizes, no ground truth) and the real one
+is DIST/<track dir>/codabench_final_reference_<track dir>.zip, to attach after the deadline.
+With --together, all tracks form one competition in DIST/.
 The organizer's files go into the reference zips byte for byte; nothing else is read
 (the demo competition alone generates its final phase, in a temporary folder).
 """
@@ -38,13 +42,13 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import pages as page_texts  # noqa: E402
-from platforms import (CODALAB_MAX_TITLE, PAGE_NAMES, STAGES, BundleError, as_datetime, codabench_competition,  # noqa: E402
-                       codabench_refusal, codabench_warnings, codalab_competition, column_label,
-                       competition_files, dump_yaml, leaderboard_title, sorting, tracks_of, tree_entries,
-                       zip_entries)
+from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, STAGES, BundleError,  # noqa: E402
+                       as_datetime, codabench_competition, codabench_refusal, codabench_warnings,
+                       codalab_competition, column_label, competition_files, dump_yaml, final_reference_withheld,
+                       leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
-from scoring.options import parse_options  # noqa: E402
+from scoring.runner import track_options  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
@@ -76,6 +80,7 @@ DEFAULTS = {
         },
     },
     "execution_time_limit": 1800,
+    "codabench_final_reference": "included",  # or withheld (platforms.FINAL_REFERENCE_CHOICES)
     "ascending": [],
     "numeric_format": 4,
 }
@@ -101,6 +106,16 @@ class Phase(object):
     @property
     def reference_zip(self):
         return "%s_%s_reference.zip" % (self.name, self.stage)
+
+    @property
+    def stand_in_zip(self):
+        """The Codabench competition's reference data of a withheld final phase."""
+        return "%s_%s_stand_in_reference.zip" % (self.name, self.stage)
+
+    @property
+    def codabench_final_zip(self):
+        """The real reference data of a withheld final phase, written beside the competition."""
+        return "codabench_final_reference_%s.zip" % self.name
 
     @property
     def submission_zip(self):
@@ -181,6 +196,10 @@ def complete_source(raw, path, tracks):
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
     source["dates"] = dates
+    if source["codabench_final_reference"] not in FINAL_REFERENCE_CHOICES:
+        raise BuildError("%s: codabench_final_reference is %r; expected withheld (Codabench's final phase gets a "
+                         "stand-in reference and the real one is attached after the deadline) or included (the "
+                         "default)." % (path, source["codabench_final_reference"]))
     pages = raw.get("pages") or {}
     unknown = sorted(set(pages) - set(PAGE_NAMES))
     if unknown:
@@ -216,7 +235,7 @@ def phase_keys(ref_dir):
     keys = []
     for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
         module = TRACKS[track.kind]
-        options = parse_options(track.config, module.OPTIONS, track.ref_name("track.yaml"))
+        options = track_options(track.config, module, track.ref_name("track.yaml"))
         keys.extend(prefix + key for key in module.keys(track, options))
     return keys
 
@@ -407,6 +426,18 @@ def starting_kit_zip(source, phase):
     return zip_entries(sorted(entries))
 
 
+def stand_in_zip(phase):
+    """The stand-in reference of a phase as a zip: its public items' names and sizes, no
+    label, its track.yaml marked stand_in: true (public.stand_in_reference)."""
+    work = tempfile.mkdtemp(prefix="stand-in-")
+    try:
+        ref = os.path.join(work, "ref")
+        public.stand_in_reference(public.public_items(phase.ref_dir), ref, marked=True)
+        return zip_entries(tree_entries(ref))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def write(path, data):
     with open(path, "wb") as stream:
         stream.write(data)
@@ -421,10 +452,12 @@ def write_competition(dist, source, phases, program):
     (platforms.codabench_refusal says why); then only competition.zip is written."""
     codalab_text = dump_yaml(codalab_competition(source, phases))
     codabench_text = None if codabench_refusal(phases) else dump_yaml(codabench_competition(source, phases))
-    html = pages(source, phases)
-    common = [(source["logo"], logo_png(source["title"]))]
-    common += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
-    common.append(("scoring_program.zip", program))
+    def common(platform_source):
+        html = pages(platform_source, phases)
+        files = [(source["logo"], logo_png(source["title"]))]
+        files += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
+        return files + [("scoring_program.zip", program)]
+
     os.makedirs(dist, exist_ok=True)
     write(os.path.join(dist, "scoring_program.zip"), program)
     kits = {}
@@ -433,10 +466,19 @@ def write_competition(dist, source, phases, program):
         write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
         write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
-    write(os.path.join(dist, "competition.zip"), zip_entries(competition_files(codalab_text, common, phases, kits)))
+    # v1.5 keeps reference data private: its pages never speak of a withheld reference
+    codalab_source = dict(source, codabench_final_reference="included")
+    write(os.path.join(dist, "competition.zip"),
+          zip_entries(competition_files(codalab_text, common(codalab_source), phases, kits)))
     if codabench_text is not None:
+        stand_ins = {}
+        if final_reference_withheld(source):
+            for phase in phases:
+                if phase.stage == "final":
+                    stand_ins[phase.reference_zip] = (phase.stand_in_zip, stand_in_zip(phase))
+                    write(os.path.join(dist, phase.codabench_final_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(competition_files(codabench_text, common, phases, kits)))
+              zip_entries(competition_files(codabench_text, common(source), phases, kits, stand_ins)))
 
 
 def build(dist, competition=None, together=False):
@@ -464,6 +506,8 @@ def build(dist, competition=None, together=False):
                 {"folder": folder_name, "codalab": "competition.zip",
                  "codabench": None if codabench_refusal(mine) else "codabench_competition.zip",
                  "codabench_refusal": codabench_refusal(mine),
+                 "codabench_final_reference": [p.codabench_final_zip for p in mine if p.stage == "final"
+                                               and final_reference_withheld(source) and not codabench_refusal(mine)],
                  "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
                              "reference_data": os.path.relpath(p.ref_dir, folder) if competition else p.ref_dir,
                              "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
@@ -567,6 +611,10 @@ def main(argv):
         if entry["codabench"]:
             print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
                   % os.path.normpath(where))
+            for name in entry["codabench_final_reference"]:
+                print("Codabench's final phase holds a stand-in reference; after it closes, attach %s as its "
+                      "reference data and rerun its submissions (docs/organizers.md)."
+                      % os.path.join(os.path.normpath(where), name))
         else:
             print("competition written to %s (competition.zip: Codalab v1.5; no Codabench zip: %s)"
                   % (os.path.normpath(where), entry["codabench_refusal"]))

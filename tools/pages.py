@@ -10,7 +10,7 @@ each example with a reference of the same items and scores it with evaluate.py.
 import html
 import os
 
-from scoring.options import parse_options
+from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS
 
 PAGE_NAMES = ("overview", "evaluation", "data", "terms")
@@ -183,7 +183,7 @@ def track_options(track_items):
     import yaml
 
     module = TRACKS[track_items["kind"]]
-    return parse_options(yaml.safe_load(track_items["track_yaml"]), module.OPTIONS, "track.yaml")
+    return parse_track_options(yaml.safe_load(track_items["track_yaml"]), module, "track.yaml")
 
 
 def plural(count, word):
@@ -201,6 +201,13 @@ def count_items(kind, items):
                                   ", ".join(m["name"] for m in items["manuscripts"]))
     return "%s (%s)" % (plural(len(items["categories"]), "category").replace("categorys", "categories"),
                         ", ".join(c["name"] for c in items["categories"]))
+
+
+# The overview's final phase in the Codabench competition whose final task holds a stand-in
+# reference (source.yaml: codabench_final_reference: withheld; docs/organizers.md).
+WITHHELD = (" The test set's ground truth is not on this platform until the final phase closes: a final-phase "
+            "submission is checked exactly as the test set will check it, shows 0 in every column and says so "
+            "on its detailed results page, and is scored against the test set once the phase has closed.")
 
 
 def generate(source, tracks, columns_html):
@@ -227,9 +234,10 @@ def generate(source, tracks, columns_html):
     overview.append(
         "<h3>Schedule (UTC)</h3>\n<ul>\n<li>Development phase: from %s, submit as often as the limits allow "
         "to check your files and your method.</li>\n<li>Final phase: from %s to %s, on the test set; your "
-        "last submission counts.</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the "
+        "last submission counts.%s</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the "
         "format description and <code>check_submission.py</code>, which checks a submission on your machine "
-        "before you upload it.</p>\n" % (dates["development"], dates["final"], dates["end"]))
+        "before you upload it.</p>\n" % (dates["development"], dates["final"], dates["end"], WITHHELD
+                                            if source.get("codabench_final_reference") == "withheld" else ""))
     evaluation.append("<h3>Leaderboard columns</h3>\n%s" % columns_html)
     terms = ("<h2>Terms</h2>\n<p>By submitting you agree that your scores, team name and method description "
              "may be published by the organizers. Use the test data only to produce your submissions.</p>\n"

@@ -7,8 +7,9 @@ evaluate.py writes, and compare.py calls the same function with bootstrap draw c
 all the meta-evaluation knows of a track: it never names one.
 
   items      n items in order, contiguous per stratum (images within subsets, pages
-             within manuscripts, images within categories); `stratum` gives each item's
-             stratum, `block` its resampling block (items are drawn within blocks).
+             within manuscripts, images within categories): a list, or StrataItems (one
+             list per stratum); `stratum` gives each item's stratum, `block` its
+             resampling block (items are drawn within blocks).
   columns    name -> (n,) float array of per-item terms; `reference_columns` are the
              terms that are the same for every submission (labels, "one", ...).
   scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
@@ -20,12 +21,13 @@ AveragePrecision(label, confidence): per stratum, the AP of metrics/ranking.py o
 items, an item drawn w times counting w times (drawn items tie with their copies).
 """
 
-import io
 import json
 import zipfile
 from collections import OrderedDict
 
 import numpy as np
+
+from .metrics.ranking import area_under_envelope, curve, ranked_counts
 
 
 class Ratio(object):
@@ -76,6 +78,38 @@ class Score(object):
         return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked}
 
 
+class StrataItems(object):
+    """A view's items given as one list per stratum, strata listing the same items sharing
+    one list (the events track's 100 categories of the same 30,000 images: 100
+    references to one list, not 3 million). Reads as the flat list of the items."""
+
+    def __init__(self, parts):
+        self.parts = list(parts)
+        self._flat = None
+
+    def __len__(self):
+        return sum(len(part) for part in self.parts)
+
+    def flat(self):
+        if self._flat is None:
+            self._flat = [item for part in self.parts for item in part]
+        return self._flat
+
+    def __getitem__(self, index):
+        return self.flat()[index]
+
+    def __iter__(self):
+        return iter(self.flat())
+
+    def __eq__(self, other):
+        return list(self) == list(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+
 class ItemView(object):
     """See the module text. `primary` is the leaderboard's ranking score; `decision` names
     a 0/1 column of per-item decisions for the ground-truth-free analysis (or None),
@@ -85,15 +119,19 @@ class ItemView(object):
                  decision=None, truth=None, unit="item"):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
-        self.items = list(items)
-        self.stratum = np.repeat(np.arange(len(self.strata)), self.sizes)
-        self.block = np.asarray(block if block is not None else self.stratum, dtype=np.int64)
+        self.items = items if isinstance(items, (list, StrataItems)) else list(items)
+        self.block = np.asarray(block if block is not None else self.stratum)
+        if self.block.dtype.kind != "i":  # any signed integer type is kept (32 bits are enough for events)
+            self.block = self.block.astype(np.int64)
         self.columns = OrderedDict((k, np.asarray(v, dtype=np.float64)) for k, v in columns.items())
         self.scores = OrderedDict(scores)
         self.primary = primary
         self.reference_columns = list(reference_columns)
         self.decision, self.truth, self.unit = decision, truth, unit
+        self.memo = {}  # what aggregate computed once from the columns (see ranking_counts)
         n = int(self.sizes.sum())
+        if isinstance(items, StrataItems) and [len(part) for part in items.parts] != self.sizes.tolist():
+            raise ValueError("an item view given its items per stratum needs one list per stratum")
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
 
@@ -105,50 +143,99 @@ class ItemView(object):
     def ranked(self):
         return [k for k, s in self.scores.items() if s.ranked]
 
+    @property
+    def stratum(self):
+        """Each item's stratum (computed when asked: 3 million items at the events scale)."""
+        return np.repeat(np.arange(len(self.strata)), self.sizes)
+
     # -- the file under OUTPUT/private/views/ (what compare.py --scored reads) --------
 
-    def to_bytes(self):
+    def write(self, stream):
+        """Write the view to a binary stream as an uncompressed .npz that from_file reads
+        back array for array. Deflating it cost more than a second for the events
+        track's 3 million items; instead, arrays are stored narrow where that is exact
+        (a column of small integers as uint8, blocks and name codes in the smallest
+        integer type) and each distinct list of item names once."""
         spec = {"strata": self.strata, "sizes": self.sizes.tolist(), "primary": self.primary,
                 "scores": [[k, s.to_json()] for k, s in self.scores.items()],
                 "reference_columns": self.reference_columns, "decision": self.decision, "truth": self.truth,
                 "unit": self.unit, "columns": list(self.columns)}
-        # Item names once each, and each item's index among them: the events track lists the
-        # same 30,000 images in each of its 100 categories.
-        codes, parts, previous = {}, [], {}
-        for start, end in self.bounds:
-            part = self.items[start:end]
-            known = previous.get(end - start)
-            if known is not None and known[0] == part:  # the same names as an earlier stratum
-                parts.append(known[1])
+        # Item names once each, and each distinct list of them once: the events track
+        # lists the same 30,000 images in each of its 100 categories. starts[h]: where
+        # stratum h's names begin among the stored codes.
+        if isinstance(self.items, StrataItems):
+            given = self.items.parts
+        else:
+            given = [self.items[start:end] for start, end in self.bounds]
+        codes, parts, starts, previous, stored = {}, [], [], {}, 0
+        for part in given:
+            same = previous.setdefault(len(part), [])
+            known = next((where for names, where in same if names is part or names == part), None)
+            if known is not None:  # the same names as an earlier stratum
+                starts.append(known)
                 continue
-            codes_of_part = np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64)
-            previous[end - start] = (part, codes_of_part)
-            parts.append(codes_of_part)
-        names = list(codes)
+            parts.append(np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64))
+            same.append((part, stored))
+            starts.append(stored)
+            stored += len(part)
         index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-        arrays = {"spec": np.array(json.dumps(spec)), "names": np.array(names, dtype=np.str_),
-                  "items": index, "block": self.block}
+        arrays = [("spec", np.array(json.dumps(spec))), ("names", np.array(list(codes), dtype=np.str_)),
+                  ("items", _narrow_integers(index)), ("starts", np.array(starts, dtype=np.int64)),
+                  ("block", _narrow_integers(self.block))]
         for i, values in enumerate(self.columns.values()):
-            arrays["column%d" % i] = values
-        # Deflate at level 1: numpy.savez_compressed's level 6 took 25 s for 3 million items.
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
-            for name, value in arrays.items():
-                with archive.open(name + ".npy", "w", force_zip64=True) as stream:
-                    np.lib.format.write_array(stream, np.asanyarray(value), allow_pickle=False)
-        return buffer.getvalue()
+            arrays.append(("column%d" % i, _narrow_column(values)))
+        with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
+            for name, value in arrays:
+                if not value.flags.c_contiguous:
+                    value = value.copy()
+                with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                    # write_array would copy the array in 16 MB chunks: its buffer is written as is
+                    np.lib.format.write_array_header_1_0(member, np.lib.format.header_data_from_array_1_0(value))
+                    member.write(memoryview(value.reshape(-1).view(np.uint8)))  # bytes: Python 3.7 counts len()
 
     @classmethod
     def from_file(cls, path):
         with np.load(path, allow_pickle=False) as data:
             spec = json.loads(str(data["spec"]))
-            columns = OrderedDict((name, data["column%d" % i]) for i, name in enumerate(spec["columns"]))
+            columns = OrderedDict((name, data["column%d" % i].astype(np.float64))
+                                  for i, name in enumerate(spec["columns"]))
             scores = OrderedDict((k, Score(statistic_from_json(s["statistic"]), s["stratum"], s["ranked"]))
                                  for k, s in spec["scores"])
             names = data["names"].tolist()
-            return cls(spec["strata"], spec["sizes"], [names[i] for i in data["items"].tolist()], columns, scores,
-                       spec["primary"], spec["reference_columns"], data["block"], spec["decision"], spec["truth"],
+            codes = data["items"]
+            if "starts" in data.files:
+                starts = data["starts"].tolist()
+            else:  # a file of an earlier version: every item's code, stratum after stratum
+                starts = (np.cumsum(spec["sizes"]) - spec["sizes"]).tolist()
+            items, parts = [], {}
+            for start, size in zip(starts, spec["sizes"]):
+                if (start, size) not in parts:
+                    parts[start, size] = [names[i] for i in codes[start:start + size].tolist()]
+                items.extend(parts[start, size])
+            return cls(spec["strata"], spec["sizes"], items, columns, scores, spec["primary"],
+                       spec["reference_columns"], data["block"].astype(np.int64), spec["decision"], spec["truth"],
                        spec["unit"])
+
+
+def _narrow_integers(values):
+    """An integer array in the smallest signed type that holds its values."""
+    if values.size == 0:
+        return values
+    low, high = int(values.min()), int(values.max())
+    for kind in (np.int8, np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
+def _narrow_column(values):
+    """A float64 column as uint8 when every value is an integer from 0 to 255 (labels,
+    counts of one), which float64 gives back bit for bit; else as it is."""
+    if values.size and 0 <= values.min() and values.max() <= 255:
+        small = values.astype(np.uint8)
+        if (small == values).all() and not np.signbit(values).any():  # no fraction, no -0.0
+            return small
+    return values
 
 
 def _ratio_values(view, statistic, weights, h, start, end):
@@ -170,19 +257,34 @@ def _ratio_values(view, statistic, weights, h, start, end):
 
 def _ap_values(view, statistic, weights, h, start, end):
     """AP per resample with item multiplicities (metrics.ranking.operating_points with
-    weights): one sort of the stratum; an operating point per distinct confidence."""
+    weights): one sort of the stratum; an operating point per distinct confidence.
+    Without weights, metrics.ranking's own AP (the same number, bit for bit)."""
+    if weights is None:
+        key = ("average_precision", statistic.label, statistic.confidence, h)
+        if key not in view.memo:
+            true_positives, counts = ranking_counts(view, statistic, h)
+            recall, _, envelope = curve(true_positives, counts, int(true_positives[-1]))
+            view.memo[key] = area_under_envelope(recall, envelope)
+        return np.array([view.memo[key]])
     labels = view.columns[statistic.label][start:end]
     confidence = view.columns[statistic.confidence][start:end]
     order = np.argsort(confidence)[::-1]
     ranked = confidence[order]
     ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-    if weights is None:
-        w = np.ones((1, end - start))[:, order]
-        true_positives = np.cumsum(w * labels[order], axis=1)[:, ends]
-        counts = np.cumsum(w, axis=1)[:, ends]
-    else:
-        true_positives, counts = _weighted_points(weights[h], labels, order, ends)
+    true_positives, counts = _weighted_points(weights[h], labels, order, ends)
     return _area(true_positives, counts)
+
+
+def ranking_counts(view, statistic, h):
+    """metrics.ranking.ranked_counts of stratum h's items, each once (true positives and
+    items at each operating point), computed once per view and kept: the leaderboard's
+    AP and a track's precision/recall charts then share one sort per stratum."""
+    key = ("ranked_counts", statistic.label, statistic.confidence, h)
+    if key not in view.memo:
+        start, end = view.bounds[h]
+        view.memo[key] = ranked_counts(view.columns[statistic.label][start:end] > 0,
+                                       view.columns[statistic.confidence][start:end])
+    return view.memo[key]
 
 
 def _weighted_points(w, labels, order, ends):

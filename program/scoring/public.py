@@ -107,14 +107,20 @@ REFERENCES = {"authentication": _authentication_reference, "lines": _lines_refer
               "events": _events_reference}
 
 
-def stand_in_reference(items, ref_root):
-    """Write into ref_root (created) a reference with the items' names and sizes."""
+def stand_in_reference(items, ref_root, marked=False):
+    """Write into ref_root (created) a reference with the items' names and sizes. marked:
+    its track.yaml files say stand_in: true, so that evaluate.py validates a submission
+    against it and scores nothing (runner.stand_in_result): the reference data a platform
+    may show to anyone while the real ones stay with the organizer."""
     os.makedirs(ref_root)
     for track in items["tracks"]:
         directory = os.path.join(ref_root, track["dir"]) if track["dir"] else ref_root
         if track["dir"]:
             os.makedirs(directory)
-        _write_text(os.path.join(directory, "track.yaml"), track["track_yaml"])
+        text = track["track_yaml"]
+        if marked:
+            text = text.rstrip("\n") + "\nstand_in: true\n"
+        _write_text(os.path.join(directory, "track.yaml"), text)
         REFERENCES[track["kind"]](track["items"], directory)
 
 

@@ -96,7 +96,10 @@ def write_private(output, results):
             if not os.path.isdir(os.path.dirname(path)):
                 os.makedirs(os.path.dirname(path))
             with open(path, "wb") as stream:
-                stream.write(data)
+                if callable(data):
+                    data(stream)
+                else:
+                    stream.write(data)
 
 
 def format_cell(value):
@@ -157,8 +160,8 @@ def render_block(block, anchor="figure", back="top"):
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, PrecisionRecall):
-        return "<figure>%s</figure>" % charts.precision_recall(
-            block.recall, block.precision, block.envelope, block.title, block.ap)
+        recall, precision, envelope = block.curves()
+        return "<figure>%s</figure>" % charts.precision_recall(recall, precision, envelope, block.title, block.ap)
     if isinstance(block, ConfusionMatrix):
         return "<figure>%s</figure>" % charts.confusion_matrix(
             block.cells, block.row_labels, block.column_labels, block.title)
@@ -251,8 +254,12 @@ class _Anchors(object):
 
 
 def headline_card(result, anchor):
-    """The ranking score of a track, what it means, and the numbers checked first."""
+    """The ranking score of a track, what it means, and the numbers checked first; for a
+    result not scored yet (result.pending), the sentence saying so instead of a score."""
     key, value = next(iter(result.scores.items()))
+    if result.pending:
+        return ('<section class="card"><h2><a href="#%s">%s</a></h2><p class="sentence" data-primary="pending">%s</p>'
+                '</section>' % (anchor, html.escape(result.title), html.escape(result.pending)))
     highlights = "".join("<div><dt>%s</dt><dd>%s</dd></div>" % (html.escape(label), html.escape(format_cell(v)))
                          for label, v in result.highlights)
     warnings = ('<p class="warn"><a href="#%s">%d warning%s</a> below.</p>'
@@ -307,7 +314,8 @@ def render_html(scores, results, log_lines):
         parts.append('<p class="scoreline">%s</p>' % " ".join(
             '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (
                 a, html.escape(r.key_prefix + next(iter(r.scores))), html.escape(r.key_prefix + next(iter(r.scores))),
-                charts.number(next(iter(r.scores.values())))) for r, a in zip(results, track_ids)))
+                "not scored yet" if r.pending else charts.number(next(iter(r.scores.values()))))
+            for r, a in zip(results, track_ids)))
     parts.append('<div class="cards">')
     parts += [headline_card(r, a) for r, a in zip(results, track_ids)]
     parts.append("</div>")
@@ -344,6 +352,9 @@ def render_html(scores, results, log_lines):
     toc.append(("keys", "All keys of scores.txt", []))
     body.append('<h2 id="keys">All keys of scores.txt</h2>')
     body.append("<p>Shown with 4 decimals; scores.txt holds the full values (hover a value to see it).</p>")
+    if any(r.pending for r in results):
+        body.append("<p>The keys of a track not scored yet are 0 until its phase is scored against the hidden "
+                    "test set.</p>")
     body.append('<div class="scroll" tabindex="0"><table><thead><tr><th>key</th><th>value</th></tr></thead>'
                 "<tbody>%s</tbody></table></div>" % "".join(
                     '<tr><td class="txt">%s</td><td class="num" title="%s">%s</td></tr>'

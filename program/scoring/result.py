@@ -6,6 +6,8 @@ Writers render these blocks without knowing which track produced them.
 import math
 from collections import OrderedDict
 
+from .metrics.ranking import curve
+
 
 class Paragraph(object):
     def __init__(self, text):
@@ -40,13 +42,18 @@ class Picture(object):
 
 
 class PrecisionRecall(object):
-    """A precision/recall chart: per operating point in ranking order, recall, raw
-    precision and monotone precision (envelope); ap the area under the envelope."""
+    """A precision/recall chart: per operating point in ranking order, the true positives
+    and items ranked at or above it (metrics.ranking.ranked_counts; integers, a quarter
+    of the memory of the float curves); ap the area under the monotone precision."""
 
-    def __init__(self, title, recall, precision, envelope, ap):
+    def __init__(self, title, true_positives, counts, ap):
         self.title = title
-        self.recall, self.precision, self.envelope = recall, precision, envelope
+        self.true_positives, self.counts = true_positives, counts
         self.ap = ap
+
+    def curves(self):
+        """(recall, raw precision, monotone precision) at each operating point."""
+        return curve(self.true_positives, self.counts, int(self.true_positives[-1]))
 
 
 class ConfusionMatrix(object):
@@ -87,12 +94,16 @@ class TrackResult(object):
 
     scores: ordered key -> finite float, the leaderboard keys of the track, primary first.
     sections: what detailed_results.html shows to the participant.
-    private: (relative path, bytes) written under OUTPUT/private/ for the organizers.
+    private: (relative path, bytes) written under OUTPUT/private/ for the organizers; in
+        place of the bytes, a function that writes them to a binary stream (a large file
+        is then never held in memory whole).
     view: the per-item view (itemview.ItemView) every score is aggregated from.
     foregrounds: packed predicted pixel masks per page (lines), for the meta-evaluation.
     warnings: sentences also shown in the detailed results.
     meaning: one sentence saying what the ranking score (the first key) measures;
     highlights: (label, value) pairs a participant checks first, shown beside it.
+    stand_in: scored against a stand-in reference (track.yaml says stand_in: true);
+    pending: the sentence the page shows instead of the scores (runner.stand_in_result).
     """
 
     def __init__(self, kind, title):
@@ -107,6 +118,8 @@ class TrackResult(object):
         self.meaning = ""
         self.key_prefix = ""  # set by the runner when two tracks of a kind share a phase
         self.highlights = []
+        self.stand_in = False
+        self.pending = ""
 
     def set_score(self, key, value):
         value = float(value)

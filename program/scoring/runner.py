@@ -5,8 +5,27 @@ from collections import OrderedDict
 
 from . import layout, report, views
 from .errors import ReferenceDataError
-from .options import parse_options
+from .options import boolean, parse_options
+from .result import TrackResult
 from .tracks import TRACKS
+
+#: What a participant reads when the phase's reference data are a stand-in.
+PENDING = ("Your submission is valid: it was checked against the final phase's test items (their names and "
+           "sizes) exactly as the hidden test set will check it, and it will be scored against the hidden "
+           "test set after the final phase closes. Until then every score of this submission is 0, also on the "
+           "leaderboard: the reference data on the platform hold no ground truth.")
+
+
+#: Options of every track.yaml, whatever its kind, handled here rather than by the track:
+#: stand_in (stand_in_result: validate the submission, score nothing).
+COMMON_OPTIONS = {"stand_in": (False, boolean())}
+
+
+def track_options(config, module, where):
+    """The options of one track.yaml (config), its kind's and the common ones, validated."""
+    declared = dict(module.OPTIONS)
+    declared.update(COMMON_OPTIONS)
+    return parse_options(config, declared, where)
 
 
 def prepare(input_dir, log):
@@ -16,7 +35,7 @@ def prepare(input_dir, log):
     prepared = []
     for track, prefix in zip(tracks, prefixes):
         module = TRACKS[track.kind]
-        options = parse_options(track.config, module.OPTIONS, track.ref_name("track.yaml"))
+        options = track_options(track.config, module, track.ref_name("track.yaml"))
         prepared.append((track, module, options, prefix))
     refuse_key_collisions(prepared)
     return prepared
@@ -62,15 +81,34 @@ def score_submission(input_dir, log):
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
         result.key_prefix = prefix
+        result.stand_in = options["stand_in"]
         result.private.extend(views.private_files(track, prefix, result))
         results.append(result)
     return scores, results
+
+
+def stand_in_result(result):
+    """The result of a track scored against a stand-in reference (track.yaml: stand_in: true,
+    the organizer keeps the real ground truth off the platform until the phase closes): the
+    submission was read and validated as on the real data, but its numbers mean nothing. Every
+    key is 0 (the platforms need every column, as a finite number), the page says why, and
+    nothing goes to private/ (its per-item tables and views would describe the stand-in)."""
+    pending = TrackResult(result.kind, result.title)
+    for key in result.scores:
+        pending.set_score(key, 0.0)
+    pending.key_prefix = result.key_prefix
+    pending.stand_in = True
+    pending.pending = PENDING
+    pending.meaning = "Not scored yet: the final phase is scored against the hidden test set after it closes."
+    return pending
 
 
 def run(input_dir, output_dir, log):
     if not os.path.isdir(output_dir):
         os.makedirs(output_dir)
     report.remove_stale_scores(output_dir)
-    scores, results = score_submission(input_dir, log)
+    _, results = score_submission(input_dir, log)
+    results = [stand_in_result(r) if r.stand_in else r for r in results]
+    scores = [(r.key_prefix + key, value) for r in results for key, value in r.scores.items()]
     report.write_outputs(output_dir, OrderedDict(scores), results, log.lines)
     return scores

@@ -1,5 +1,5 @@
 """The per-item views that evaluate.py leaves under OUTPUT/private/views/ for compare.py
---scored: one `<track>.npz` per track (itemview.ItemView.to_bytes) and, for a track whose
+--scored: one `<track>.npz` per track (itemview.ItemView.write) and, for a track whose
 decisions are pixels, `<track>.foreground.npz` (its packed predicted foregrounds per page).
 Here <track> is the track's directory under ref/ ("phase" for a track at the root)."""
 
@@ -19,12 +19,13 @@ def track_name(rel):
 
 
 def private_files(track, prefix, result):
-    """(relative path, bytes) of the files to write under private/ for one track."""
+    """(relative path, bytes or a function writing them to a stream) of the files to
+    write under private/ for one track."""
     if result.view is None:
         return []
     name = track_name(track.rel)
     meta = {"kind": result.kind, "rel": track.rel, "prefix": prefix, "title": result.title}
-    files = [("%s/%s.npz" % (FOLDER, name), result.view.to_bytes()),
+    files = [("%s/%s.npz" % (FOLDER, name), result.view.write),
              ("%s/%s.json" % (FOLDER, name), json.dumps(meta).encode("utf-8"))]
     if result.foregrounds:
         keys = sorted(result.foregrounds)

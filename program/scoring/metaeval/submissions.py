@@ -8,7 +8,7 @@ import zipfile
 import zlib
 
 from .. import runner
-from ..errors import SubmissionError
+from ..errors import ReferenceDataError, SubmissionError
 
 
 def safe_extract(zip_path, target):
@@ -105,4 +105,11 @@ class Workspace(object):
 
 def score(input_dir, log):
     """(scores, results) of one submission, exactly as evaluate.py computes them."""
-    return runner.score_submission(input_dir, log)
+    scores, results = runner.score_submission(input_dir, log)
+    for result in results:
+        if result.stand_in:
+            raise ReferenceDataError(
+                "The reference data of track %s are a stand-in (its track.yaml says stand_in: true: names and "
+                "sizes, no ground truth); compare the submissions against the real reference data."
+                % (result.title,))
+    return scores, results

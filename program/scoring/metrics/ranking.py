@@ -47,18 +47,32 @@ def operating_points(y_true, scores):
     positives = int(np.count_nonzero(y_true))
     if positives == 0:
         raise ValueError("average precision is undefined without a positive item")
+    true_positives, counts = ranked_counts(y_true, scores)
+    recall, precision, envelope = curve(true_positives, counts, positives)
+    return recall, precision, envelope, counts.astype(np.int64)
+
+
+def ranked_counts(y_true, scores):
+    """(true positives, items) ranked at or above each operating point, from the highest
+    confidence down: two integer arrays (int32 below 2**31 items, a quarter of the
+    memory of the float curves they determine). y_true: (n,) booleans, scores: (n,)."""
     order = np.argsort(scores)[::-1]  # one sort; the order inside a tie does not matter
     ranked = scores[order]
-    true_positives = np.cumsum(y_true[order], dtype=np.int64)
     # The last item of each run of equal confidences closes an operating point
     # (compared with !=, not np.diff, so that runs of -inf are one point too).
     ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-    tp = true_positives[ends].astype(np.float64)
-    counts = ends + 1
+    kind = np.int32 if scores.shape[0] < 2 ** 31 else np.int64
+    return np.cumsum(y_true[order], dtype=kind)[ends], (ends + 1).astype(kind)
+
+
+def curve(true_positives, counts, positives):
+    """(recall, precision, monotone precision) at the operating points of ranked_counts;
+    positives: the number of positive items (at least one)."""
+    tp = true_positives.astype(np.float64)
     precision = tp / counts
     recall = tp / positives
     envelope = np.maximum.accumulate(precision[::-1])[::-1]
-    return recall, precision, envelope, counts
+    return recall, precision, envelope
 
 
 def average_precision(y_true, scores):

@@ -18,6 +18,11 @@ import numpy as np
 
 #: Row-block budget in bytes: top-k works on blocks of rows so memory stays bounded.
 BLOCK_BYTES = 64 * 1024 * 1024
+#: The first columns of a row, whose k-th smallest distance bounds the row's from above.
+SAMPLE_COLUMNS = 1024
+#: Cells at most that bound a block may list per row; beyond (a sample unlike the rest
+#: of the row, or many ties) the block is ranked from whole rows instead.
+CANDIDATES_PER_ROW = 256
 
 
 def tie_hit_probability(closer, tied, tied_same, k):
@@ -39,12 +44,13 @@ def topk_hits(distances, labels, ks):
     distances: (n, n) finite floats, row i the distances from query i; the diagonal is
     ignored. labels: (n,) integer classes. ks: increasing positive integers.
 
-    One pass per block of rows: the block's columns are gathered class by class (one
-    copy of the block in all), each class's part is partitioned in place for its k
-    nearest (the first of which is a query's nearest classmate), and the k nearest of
-    all classes follow from those few values. Only queries whose nearest classmate ties
-    with the k-th distance need the counts of the tie formula, which do not depend on
-    the order partition left.
+    Only the cells at most a query's k-th distance decide its hits: the nearest
+    classmate is a hit if it lies closer than the k-th distance, and the tie formula
+    counts the cells at that distance. One comparison pass per block of rows lists the
+    cells at most a bound of each row's deepest k-th distance (the k+1-th smallest of the
+    row's first columns, which cannot be below it), about k * n / SAMPLE_COLUMNS a row;
+    sorting those few gives the k-th distances. A block whose bound lets too many
+    cells through (many ties) is ranked by a partition of its rows instead.
     """
     distances = np.asarray(distances)
     labels = np.asarray(labels)
@@ -55,64 +61,100 @@ def topk_hits(distances, labels, ks):
     if n < 2 or not included.any():
         return hits, included
     effective = [min(k, n - 1) for k in ks]
-    deepest = max(effective)
     class_of = np.searchsorted(classes, labels)
-    members = [np.nonzero(class_of == c)[0] for c in range(classes.shape[0])]
-    place = np.empty(n, dtype=np.int64)  # each image's column within its class's part
-    for columns in members:
-        place[columns] = np.arange(columns.size)
     rows_per_block = min(n, max(1, BLOCK_BYTES // (distances.dtype.itemsize * n)))
-    # One buffer per class, reused by every block (fresh 64 MB arrays would page-fault anew);
-    # take's mode "clip" (the indices are valid) because with out= its default mode buffers.
-    buffers = [np.empty((rows_per_block, columns.size), dtype=distances.dtype) for columns in members]
     for start in range(0, n, rows_per_block):
         stop = min(n, start + rows_per_block)
-        rows = distances[start:stop]
-        own = np.arange(start, stop)
-        block_classes = class_of[start:stop]
-        parts, smallest = [], []
-        for c, columns in enumerate(members):
-            part = np.take(rows, columns, axis=1, out=buffers[c][:stop - start], mode="clip")
-            mine = np.nonzero(block_classes == c)[0]
-            part[mine, place[own[mine]]] = np.inf  # a query is never its own neighbour
-            depth = min(deepest, columns.size)
-            if depth < columns.size:
-                part.partition(depth - 1, axis=1)
-            parts.append(part)
-            smallest.append(part[:, :depth])
-        candidates = np.concatenate(smallest, axis=1)
-        nearest = np.sort(candidates, axis=1)[:, :deepest]
-        # Distance from each query to its nearest other image of the same class.
-        nearest_same = np.empty(stop - start, dtype=nearest.dtype)
-        for c, least in enumerate(smallest):
-            mine = np.nonzero(block_classes == c)[0]
-            nearest_same[mine] = least[mine].min(axis=1)
-        for column, k in enumerate(effective):
-            kth = nearest[:, k - 1]
-            hits[start:stop, column] = nearest_same < kth
-            tied = np.nonzero(nearest_same == kth)[0]
-            if tied.size:
-                hits[start + tied, column] = _tie_hits(parts, block_classes[tied], tied, nearest[tied, :k], k)
+        hits[start:stop] = _block_hits(distances[start:stop], np.arange(start, stop), class_of, effective)
     hits[~included] = 0.0
     return hits, included
 
 
-def _tie_hits(parts, row_classes, tied, nearest, k):
-    """The exact hit values of queries whose nearest classmate sits at the k-th distance.
+def _block_hits(rows, own, class_of, effective):
+    """Hits of the queries `own` (rows of the block) for each k of `effective`."""
+    n = rows.shape[1]
+    deepest = max(effective)
+    # The deepest + 1-th smallest of the first columns: at least `deepest` of them other
+    # than the query lie at or below it, so its deepest k-th distance does too.
+    sample = np.array(rows[:, :min(n, max(SAMPLE_COLUMNS, deepest + 1))])
+    sample.partition(deepest, axis=1)
+    within = rows <= sample[:, deepest, None]
+    if np.count_nonzero(within) > CANDIDATES_PER_ROW * own.size:
+        return _hits_by_partition(rows, own, class_of, effective)
+    row, column = np.divmod(np.flatnonzero(within), n)
+    other = column != own[row]  # the query itself left out
+    row, column = row[other], column[other]
+    return _hits_from_cells((row, column, rows[row, column]), own, class_of, effective)
 
-    parts: the block's distances, one array per class (columns in any order within a
-    row, the query itself at inf); tied: the queries' rows in the block; nearest: their
-    k smallest distances, ascending.
-    """
-    kth = nearest[:, -1:]
-    closer = np.count_nonzero(nearest < kth, axis=1)
-    tied_count = np.zeros(tied.size, dtype=np.int64)
-    tied_same = np.zeros(tied.size, dtype=np.int64)
-    for c, part in enumerate(parts):
-        at_kth = np.count_nonzero(part[tied] == kth, axis=1)
-        tied_count += at_kth
-        tied_same += np.where(row_classes == c, at_kth, 0)
-    return [tie_hit_probability(int(a), int(t), int(m), k) for a, t, m in zip(closer, tied_count, tied_same)]
+
+def _hits_from_cells(cells, own, class_of, effective):
+    """Hits of the queries `own` from (row, column, distance) of every cell at most a
+    bound of their deepest k-th distance, in row order, the queries themselves left out
+    (each row lists at least its deepest k cells)."""
+    row, column, value = cells
+    order = np.lexsort((value, row))
+    row, column, value = row[order], column[order], value[order]
+    count = own.size
+    per_row = np.bincount(row, minlength=count)
+    first = np.cumsum(per_row) - per_row
+    kth = np.stack([value[first + k - 1] for k in effective], axis=1)
+    same = class_of[column] == class_of[own][row]
+    # The nearest classmate: the first cell of its class in each row (rows sorted by value).
+    nearest_same = np.full(count, np.inf, dtype=value.dtype)
+    same_rows, same_values = row[same], value[same]
+    first_same = np.ones(same_rows.size, dtype=bool)
+    first_same[1:] = same_rows[1:] != same_rows[:-1]
+    nearest_same[same_rows[first_same]] = same_values[first_same]
+    hits = np.zeros((count, len(effective)))
+    for column_k, k in enumerate(effective):
+        at = kth[:, column_k]
+        hits[:, column_k] = nearest_same < at
+        tied = np.flatnonzero(nearest_same == at)
+        if tied.size:
+            cell_kth = at[row]
+            closer = np.bincount(row[value < cell_kth], minlength=count)
+            on_kth = value == cell_kth
+            tied_count = np.bincount(row[on_kth], minlength=count)
+            tied_same = np.bincount(row[on_kth & same], minlength=count)
+            hits[tied, column_k] = [tie_hit_probability(int(closer[i]), int(tied_count[i]), int(tied_same[i]), k)
+                                    for i in tied]
+    return hits
+
+
+def _hits_by_partition(rows, own, class_of, effective):
+    """The same hits from whole rows, for a block whose bound lets too many cells
+    through to list them (a sample unlike the rest of the row, or many ties).
+
+    The query's own cell stays in the rows that are partitioned (a single different
+    value in a row of equal ones makes numpy's partition several times slower); it is
+    left out of the deepest + 1 smallest values afterwards."""
+    count = own.size
+    everywhere = np.arange(count)
+    mine = rows[everywhere, own]
+    deepest = max(effective)
+    smallest = np.sort(np.partition(rows, deepest, axis=1)[:, :deepest + 1], axis=1)  # the copy is freed here
+    classmates = np.where(class_of[None, :] == class_of[own][:, None], rows, np.inf)  # the others at inf
+    classmates[everywhere, own] = np.inf
+    nearest_same = classmates.min(axis=1)
+    # Leave out one occurrence of the query's own distance if it is among them, else the largest.
+    drop = np.argmax(smallest == mine[:, None], axis=1)
+    drop[smallest[everywhere, drop] != mine] = deepest
+    keep = np.ones(smallest.shape, dtype=bool)
+    keep[everywhere, drop] = False
+    nearest = smallest[keep].reshape(count, deepest)
+    hits = np.zeros((count, len(effective)))
+    for column_k, k in enumerate(effective):
+        at = nearest[:, k - 1]
+        hits[:, column_k] = nearest_same < at
+        tied = np.flatnonzero(nearest_same == at)
+        if tied.size:  # counted over the whole block: many rows tie when many cells do
+            on = at[:, None]
+            closer = np.count_nonzero(nearest < on, axis=1)  # a closer cell is among the deepest nearest
+            tied_count = np.count_nonzero(rows == on, axis=1) - (mine == at)
+            tied_same = np.count_nonzero(classmates == on, axis=1)
+            hits[tied, column_k] = [tie_hit_probability(int(closer[i]), int(tied_count[i]), int(tied_same[i]), k)
+                                    for i in tied]
+    return hits
 
 
 def topk_accuracy(hits, included):

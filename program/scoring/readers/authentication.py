@@ -263,9 +263,7 @@ def read_distances_npz(path, shown):
         if distances.shape == (len(names), len(names)):
             _refuse_beyond_exact(distances, names, shown, where)
         distances = distances.astype(np.float64)
-    distances = _checked_matrix(distances, names, shown, where)
-    _refuse_beyond_exact(distances, names, shown, where)
-    return names, distances
+    return names, _checked_matrix(distances, names, shown, where)
 
 
 #: numpy's own bound on a .npy header (numpy.lib.format, 1.24+): a real one is ~100 bytes.
@@ -357,7 +355,7 @@ def _read_stored_member(path, archive, key):
         if dtype.hasobject:
             raise ValueError("Object arrays cannot be loaded when allow_pickle=False")
         count = int(np.prod(shape, dtype=np.int64))
-        array = np.empty(count, dtype=dtype)
+        array = memory.large_empty(count, dtype)
         _read_into(stream, memoryview(array.view(np.uint8)))
     if fortran_order:
         return array.reshape(shape[::-1]).transpose()
@@ -382,12 +380,26 @@ def _checked_matrix(distances, names, shown, where):
     if distances.shape[0] != n:
         raise SubmissionError("%s has %d names for a %d x %d matrix; expected one name per row."
                               % (shown, n, distances.shape[0], distances.shape[1]))
+    if _all_within(distances, LARGEST_DISTANCE):
+        return distances
     bad = _first_not_finite(distances)
     if bad is not None:
         i, j = bad
         raise SubmissionError("%s %s (%s to %s) is %r; every distance must be a finite number."
                               % (shown, where(i, j), names[i], names[j], float(distances[i, j])))
+    _refuse_beyond_exact(distances, names, shown, where)
     return distances
+
+
+def _all_within(distances, limit):
+    """Whether every value is finite and within +-limit: the maximum and minimum of each
+    slice of rows of about 1 MB, taken while it is in the cache (a NaN fails both tests)."""
+    rows = max(1, (1 << 20) // max(1, distances.shape[1] * distances.itemsize))
+    for start in range(0, distances.shape[0], rows):
+        block = distances[start:start + rows]
+        if not (block.max() <= limit and block.min() >= -limit):
+            return False
+    return True
 
 
 #: The largest distance accepted: up to 2^53 a float64 holds every integer exactly, beyond it
@@ -467,12 +479,11 @@ def read_distances_csv(path, shown):
         check_memory(n, 8, shown)
         row_names = []
         distances = _parse_fixed_width(stream, n, row_names)
-        if distances is not None:
-            pass
-        elif _numpy_has_c_loadtxt():
+        fixed_width = distances is not None
+        if not fixed_width and _numpy_has_c_loadtxt():
             del row_names[:]
             distances = _parse_with_c_loadtxt(path, row_names)
-        else:
+        elif not fixed_width:
             del row_names[:]
             stream.seek(len(head))
             try:
@@ -488,15 +499,17 @@ def read_distances_csv(path, shown):
         if row != column:
             raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
                                   "the same names in the same order." % (shown, i + 2, row, i + 1, column))
+    if fixed_width:
+        return names, distances  # at most 15 digits a cell: finite and below 2^53
     where = lambda i, j: "line %d, column %d" % (i + 2, j + 2)  # noqa: E731
-    distances = _checked_matrix(distances, names, shown, where)
-    _refuse_beyond_exact(distances, names, shown, where)
-    return names, distances
+    return names, _checked_matrix(distances, names, shown, where)
 
 
-#: Bytes of rows converted at a time by the fixed-width path (its temporaries are a few
-#: times this).
+#: Bytes of rows read at a time by the fixed-width path.
 _BLOCK_BYTES = 1 << 24
+#: Bytes of rows converted at a time: a group stays in the cache while each digit column
+#: is read from it (a 16 MB block read from memory once per digit took twice as long).
+_GROUP_BYTES = 1 << 19
 
 
 def _parse_fixed_width(stream, n, row_names):
@@ -528,7 +541,7 @@ def _parse_fixed_width(stream, n, row_names):
     mask = np.concatenate((mask[:-1], np.frombuffer(first[name_width + n * (cell_width + 1):], dtype=np.uint8)))
     limit = np.where(mask == 48, 9, 0).astype(np.uint8)
     exact = np.int32 if len(digit_columns) <= 9 else np.int64
-    distances = np.empty((n, n), dtype=np.float64)
+    distances = memory.large_empty((n, n), np.float64)
     rows = max(1, min(n, _BLOCK_BYTES // length))
     block = np.empty(rows * length, dtype=np.uint8)
     block[:length] = np.frombuffer(first, dtype=np.uint8)
@@ -584,21 +597,25 @@ def _block_values(matrix, layout, pattern, dot, digit_columns, exact, places, ou
 
     pattern: (limit, mask) rows over the cells and line end: each byte XOR mask must be
     at most limit, that is a digit ('0' ^ byte <= 9) where a digit goes and exactly the
-    dot, comma or line end elsewhere. One contiguous pass checks a whole row."""
+    dot, comma or line end elsewhere. One contiguous pass checks a group of rows."""
     name_width, cell_width, length = layout
     n = out.shape[1]
     names = matrix[:, :name_width]
     if not ((matrix[:, name_width] == 44).all() and (names != 44).all() and (names[:, 0] != 34).all()):
         return False  # a comma in a name, or a quoted name: the general path splits those
     limit, mask = pattern
-    cells = np.bitwise_xor(matrix[:, name_width + 1:], mask)  # digits become their values
-    if not (cells <= limit).all():
-        return False
-    value = np.zeros(out.shape, dtype=exact)
-    for j in digit_columns:
-        value *= 10
-        value += cells[:, j::cell_width + 1][:, :n]
-    np.divide(value, _POWERS[places], out=out)
+    group = max(1, _GROUP_BYTES // length)
+    value = np.empty((min(group, matrix.shape[0]), n), dtype=exact)
+    for start in range(0, matrix.shape[0], group):
+        cells = np.bitwise_xor(matrix[start:start + group, name_width + 1:], mask)  # digits become their values
+        if not (cells <= limit).all():
+            return False
+        digits = value[:cells.shape[0]]
+        digits[...] = cells[:, digit_columns[0]::cell_width + 1][:, :n]
+        for j in digit_columns[1:]:
+            digits *= 10
+            digits += cells[:, j::cell_width + 1][:, :n]
+        np.divide(digits, _POWERS[places], out=out[start:start + group])
     return True
 
 

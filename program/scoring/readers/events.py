@@ -39,8 +39,14 @@ class IdRows(object):
         return self.rows.shape[0]
 
     def __eq__(self, other):
-        return isinstance(other, IdRows) and self.rows.shape == other.rows.shape and \
-            bool((self.rows == other.rows).all())
+        if not isinstance(other, IdRows) or self.rows.shape != other.rows.shape:
+            return False
+        # By blocks of rows: an early answer for ids in another order, and no temporary
+        # array of the whole file's size (fresh pages cost more than the comparison).
+        for start in range(0, self.rows.shape[0], 4096):
+            if not (self.rows[start:start + 4096] == other.rows[start:start + 4096]).all():
+                return False
+        return True
 
     def __ne__(self, other):
         return not self == other
@@ -52,7 +58,7 @@ class IdRows(object):
 
     def strings(self):
         if self._strings is None:
-            packed = self.rows.view("S%d" % self.rows.shape[1]).ravel()  # trailing NULs dropped
+            packed = np.ascontiguousarray(self.rows).view("S%d" % self.rows.shape[1]).ravel()  # trailing NULs dropped
             self._strings = [b.decode("ascii") for b in packed.tolist()]
         return self._strings
 
@@ -107,6 +113,14 @@ def byte_pairs(data):
     buf = np.frombuffer(data, dtype=np.uint8, count=end)
     if buf.max() > 126:
         return None
+    found = _fixed_width_pairs(data, buf) or _blank_pairs(buf)
+    return None if found is None else (buf,) + found
+
+
+def _blank_pairs(buf):
+    """byte_pairs' (starts, separators, ends) of any file, from the positions of its
+    blanks, or None. buf: the bytes without BOM and trailing blank lines."""
+    end = buf.size
     blanks = np.flatnonzero(buf < 33)  # separators, line ends, control characters
     kind = buf[blanks]
     # A valid file's blanks repeat one period: separator, newline (or separator, CR, newline).
@@ -127,7 +141,37 @@ def byte_pairs(data):
         return None
     starts = np.concatenate(([0], newlines + 1))
     ends = np.append(blanks[1::period], end)
-    return buf, starts, separators, ends
+    return starts, separators, ends
+
+
+def _fixed_width_pairs(data, buf):
+    """byte_pairs' (starts, separators, ends) when every line has one length and its
+    separator in one column (what a program printing fixed-width fields writes),
+    proved on the (lines, length) matrix of the bytes: its blanks (bytes below 33) are
+    exactly the separator column and the line end's column(s). None otherwise (the
+    general pass then decides). buf: the bytes without BOM and trailing blank lines."""
+    newline = data.find(b"\n", 0, buf.size)
+    if newline < 2:
+        return None
+    length = newline + 1
+    tail = 2 if data[newline - 1] == 13 else 1  # the line end, CR LF or LF
+    first = [p for p in (data.find(b" ", 0, newline), data.find(b"\t", 0, newline)) if p >= 0]
+    if not first or (buf.size + tail) % length:
+        return None
+    separator = min(first)
+    count = (buf.size + tail) // length
+    if not 1 <= separator < length - tail - 1:  # a field on either side
+        return None
+    last = buf[(count - 1) * length:]  # the last line, without its line end
+    if int(np.count_nonzero(last < 33)) != 1 or last[separator] not in (32, 9):
+        return None
+    grid = buf[:(count - 1) * length].reshape(count - 1, length)
+    column = grid[:, separator]
+    if not (int(np.count_nonzero(grid < 33)) == (count - 1) * (1 + tail) and (grid[:, -1] == 10).all() and
+            ((column == 32) | (column == 9)).all() and (tail == 1 or (grid[:, -2] == 13).all())):
+        return None
+    starts = np.arange(count, dtype=np.int64) * length
+    return starts, starts + separator, starts + (length - tail)
 
 
 def id_rows(buf, starts, stops):
@@ -137,7 +181,7 @@ def id_rows(buf, starts, stops):
     if width > _WIDEST_ID:
         return None
     if int(lengths.min()) == width:
-        rows = np.ascontiguousarray(strided_rows(buf, starts, width))
+        rows = strided_rows(buf, starts, width)  # a view of the file's bytes when its lines have one length
     else:
         rows = buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1))
         rows[np.arange(width) >= lengths[:, None]] = 0
@@ -425,16 +469,18 @@ def _row_keys(rows):
 
 
 def _sorted_keys(category):
-    """(sorted hashes of the reference ids, their order), computed once per id list;
-    None when the ids are not IdRows or two of them hash alike."""
+    """(sorted hashes of the reference ids, their order, the ids as items of a void type
+    for gathering whole rows), computed once per id list; None when the ids are not
+    IdRows or two of them hash alike."""
     if "keys" not in category.lookup:
         found = None
         if isinstance(category.ids, IdRows):
-            keys = _row_keys(category.ids.rows)
+            rows = np.ascontiguousarray(category.ids.rows)
+            keys = _row_keys(rows)
             order = np.argsort(keys)
             keys = keys[order]
             if not (keys[1:] == keys[:-1]).any():
-                found = (keys, order)
+                found = (keys, order, rows.view("V%d" % rows.shape[1]).ravel())
         category.lookup["keys"] = found
     return category.lookup["keys"]
 
@@ -452,12 +498,12 @@ def _match_rows(ids, category):
         return None
     if rows.shape[1] < ref_rows.shape[1]:  # pad to the reference's width, as its shorter ids are
         rows = np.concatenate((rows, np.zeros((rows.shape[0], ref_rows.shape[1] - rows.shape[1]), np.uint8)), 1)
-    sorted_keys, order = reference
+    sorted_keys, order, ref_items = reference
     keys = _row_keys(rows)
     mine = np.argsort(keys)  # sorted needles: a cache-friendly search (3x faster than in file order)
     index = np.empty(keys.size, dtype=np.int64)
     index[mine] = order[np.minimum(np.searchsorted(sorted_keys, keys[mine]), sorted_keys.size - 1)]
-    if not (ref_rows[index] == rows).all():
+    if not (ref_items[index].view(np.uint8).reshape(rows.shape) == rows).all():
         return None
     return index
 

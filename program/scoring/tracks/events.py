@@ -11,8 +11,7 @@ import numpy as np
 
 from .. import options as opt
 from ..errors import ReferenceDataError
-from ..itemview import AveragePrecision, ItemView, Score, leaderboard
-from ..metrics.ranking import area_under_envelope, operating_points
+from ..itemview import AveragePrecision, ItemView, Score, StrataItems, leaderboard, ranking_counts, stratum_values
 from ..readers import events as reader
 from ..result import Paragraph, PrecisionRecall, Table, TrackResult
 
@@ -47,6 +46,8 @@ def score(track, submission, options, log):
             log.warn("Category %s has no positive image in the reference; it is left out of the mean."
                      % category.name)
     rows = []
+    # The view's confidence column, filled file by file (the scored categories' parts of it).
+    confidence, filled = np.empty(sum(len(c.ids) for c in scored)), 0
     for category in categories:
         filename = category.name + ".txt"
         scores, absent = reader.read_confidences(submission.path(filename), submission.name(filename),
@@ -54,31 +55,35 @@ def score(track, submission, options, log):
         if absent:
             log.info("%s: %d of %d images not submitted, ranked last (missing: last)."
                      % (submission.name(filename), absent, len(category.ids)))
-        curve = None
-        ap = None
         if category.positives:
-            curve = operating_points(category.positive, scores)
-            ap = area_under_envelope(curve[0], curve[2])
-        rows.append({"category": category, "scores": scores, "absent": absent, "curve": curve, "ap": ap})
+            part = confidence[filled:filled + scores.shape[0]]
+            part[:] = scores
+            scores, filled = part, filled + scores.shape[0]
+        rows.append({"category": category, "scores": scores, "absent": absent, "counts": None, "ap": None})
 
-    kept = [row for row in rows if row["ap"] is not None]
-    result.view = item_view(kept)
+    kept = [row for row in rows if row["category"].positives]
+    result.view = item_view(kept, confidence)
     result.set_score("map", leaderboard(result.view)["map"])
+    statistic = result.view.scores["map"].statistic
+    aps = stratum_values(result.view, statistic)[0]  # the APs map is the mean of (kept by the view)
+    for h, row in enumerate(kept):
+        row["counts"] = ranking_counts(result.view, statistic, h)  # the operating points they came from
+        row["ap"] = float(aps[h])
     describe(result, rows, kept, options)
     return result
 
 
-def item_view(kept):
+def item_view(kept, confidence):
     """Images within the categories that have a positive image; resampled within
     (category, true class). map: the mean over categories of the AP of the images'
-    labels and confidences (not a sum of per-image terms: it is recomputed per resample)."""
+    labels and confidences (not a sum of per-image terms: it is recomputed per resample).
+    confidence: the kept rows' scores, one after the other."""
     sizes = [len(row["category"].ids) for row in kept]
-    labels = np.concatenate([row["category"].positive for row in kept]).astype(np.float64)
-    columns = {"label": labels, "confidence": np.concatenate([row["scores"] for row in kept])}
-    block = 2 * np.repeat(np.arange(len(kept)), sizes) + labels.astype(np.int64)
-    items = []
-    for row in kept:
-        items.extend(reader.as_list(row["category"].ids))  # one list of strings, shared by categories
+    positive = np.concatenate([row["category"].positive for row in kept])
+    columns = {"label": positive.astype(np.float64), "confidence": confidence}
+    block = np.repeat(np.arange(0, 2 * len(kept), 2, dtype=np.int32), sizes)  # int32: 3 million items
+    block += positive
+    items = StrataItems([reader.as_list(row["category"].ids) for row in kept])  # lists shared by categories
     return ItemView([row["category"].name for row in kept], sizes, items, columns,
                     [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
                     reference_columns=["label"], block=block, truth="label", unit="image")
@@ -107,7 +112,7 @@ def describe(result, rows, kept, options):
     table = []
     for row in ordered:
         category = row["category"]
-        cells = [category.name, row["ap"], category.positives, len(category.ids), int(row["curve"][0].shape[0])]
+        cells = [category.name, row["ap"], category.positives, len(category.ids), int(row["counts"][1].shape[0])]
         if any_absent:
             cells.append(row["absent"])
         table.append(cells)
@@ -119,8 +124,7 @@ def describe(result, rows, kept, options):
                          "the shaded area under it, by the trapezoidal rule from recall 0, is the AP. "
                          "Worst category first."))
     for row in ordered:
-        recall, precision, envelope, _ = row["curve"]
-        charts.add(PrecisionRecall(row["category"].name, recall, precision, envelope, row["ap"]))
+        charts.add(PrecisionRecall(row["category"].name, row["counts"][0], row["counts"][1], row["ap"]))
 
     hardest = hardest_images(ordered)
     result.private.append(("events/hardest_images.csv", csv_bytes(HARDEST_COLUMNS, hardest)))
