@@ -1,11 +1,17 @@
-"""Shared test helpers: the scoring program on the import path, and a runner that
-calls evaluate.py as Codalab does (a separate process, INPUT and OUTPUT arguments)."""
+"""Shared test helpers: the scoring program on the import path, and runners of
+evaluate.py and check_submission.py as programs (a process of their own, INPUT and OUTPUT
+arguments, exit status, stdout and stderr)."""
 
 import hashlib
+import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
+import traceback
 
 import pytest
 
@@ -42,7 +48,90 @@ class Run(object):
         return os.path.exists(os.path.join(self.output, "scores.txt"))
 
 
+class Completed(object):
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+
+
+def run_forked(main, argv, timeout=600):
+    """main(argv) run as a program in a child forked from the test process: (status, stdout,
+    stderr) as a Completed. The child is a process of its own (its memory, its file
+    descriptors 1 and 2, its exit status, its own forked workers), but it starts with the
+    scoring program's modules already imported: a run costs no interpreter start-up, about
+    0.3 s of CPU, paid hundreds of times by the corpus of malformed submissions in each of
+    the three environments of `make test`. test_contract.py runs evaluate.py itself, in a
+    fresh interpreter, as the platforms do."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into pytest
+            status = 70
+            try:
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", line_buffering=True)
+                sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", line_buffering=True)
+                try:
+                    status = main(argv)
+                except SystemExit as exit:
+                    status = exit.code
+                if status is None:
+                    status = 0
+                elif not isinstance(status, int):
+                    sys.stderr.write("%s\n" % status)
+                    status = 1
+            except BaseException:
+                traceback.print_exc()
+                status = 70
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(status)
+        deadline = time.time() + timeout
+        while True:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.time() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise AssertionError("%s did not end within %d s" % (argv, timeout))
+            time.sleep(0.005)
+        status = os.WEXITSTATUS(code) if os.WIFEXITED(code) else -os.WTERMSIG(code)
+        out.seek(0)
+        err.seek(0)
+        return Completed(status, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"))
+
+
+_MAINS = {}
+
+
+def _program(name):
+    """The main() of program/<name>.py, imported once."""
+    import importlib.util
+
+    if name in _MAINS:
+        return _MAINS[name]
+    spec = importlib.util.spec_from_file_location(name, os.path.join(PROGRAM, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _MAINS[name] = module.main
+    return module.main
+
+
 def run_scorer(input_dir, output_dir, *extra):
+    """evaluate.py INPUT OUTPUT [extra...], in a forked child (run_forked)."""
+    completed = run_forked(_program("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
+    return Run(completed, str(output_dir))
+
+
+def run_scorer_process(input_dir, output_dir, *extra):
+    """evaluate.py as the platforms run it: a fresh interpreter."""
     completed = subprocess.run(
         [sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(input_dir), str(output_dir)] + list(extra),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600,
@@ -51,11 +140,9 @@ def run_scorer(input_dir, output_dir, *extra):
 
 
 def run_checker(submission, items_path):
-    """The participant's check_submission.py against a public item list: (run, last stderr line)."""
-    completed = subprocess.run(
-        [sys.executable, os.path.join(PROGRAM, "check_submission.py"), str(submission), "--items", str(items_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600,
-    )
+    """The participant's check_submission.py against a public item list, in a forked child
+    (run_forked): (run, last stderr line)."""
+    completed = run_forked(_program("check_submission"), [str(submission), "--items", str(items_path)])
     lines = [line for line in completed.stderr.splitlines() if line.strip()]
     return completed, (lines[-1] if lines else "")
 

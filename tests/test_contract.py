@@ -6,7 +6,8 @@ import re
 import shutil
 
 import pytest
-from conftest import ROOT, assert_clean_failure, run_scorer
+from conftest import ROOT, assert_clean_failure
+from conftest import run_scorer_process as run_scorer  # a fresh interpreter, as the platforms run it
 
 SAMPLE = os.path.join(ROOT, "input")
 
