@@ -248,12 +248,17 @@ def test_the_pages_example_really_scores(competition, track, tmp_path):
         assert dict(zip(header.split(","), row.split(",")))["standard_predicted"] == "2"
 
 
+def run_make_bundle(folder, dist):
+    """tools/make_bundle.py --competition FOLDER --out DIST, as an organizer runs it."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
+                           "--competition", folder, "--out", str(dist)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+
+
 def test_missing_final_data_is_an_error_never_a_reuse(tmp_path):
     folder = str(tmp_path / "competition")
     make_events(os.path.join(folder, "development", "myevents"), "d")
-    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
-                                "--competition", folder, "--out", str(tmp_path / "dist")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    completed = run_make_bundle(folder, tmp_path / "dist")
     assert completed.returncode == 2
     assert completed.stderr.strip() == (
         "%s does not exist; a competition folder holds development/<track dir>/ and final/<track dir>/, each with "
@@ -316,9 +321,7 @@ def test_source_with_a_bad_final_reference_choice_is_refused(tmp_path):
     make_events(os.path.join(folder, "development", "myevents"), "d")
     make_events(os.path.join(folder, "final", "myevents"), "f")
     write(os.path.join(folder, "source.yaml"), "codabench_final_reference: hidden\n")
-    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
-                                "--competition", folder, "--out", str(tmp_path / "dist")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    completed = run_make_bundle(folder, tmp_path / "dist")
     assert completed.returncode == 2
     assert completed.stderr.strip() == (
         "%s: codabench_final_reference is 'hidden'; expected withheld (Codabench's final phase gets a stand-in "
