@@ -130,11 +130,13 @@ def run_scorer(input_dir, output_dir, *extra):
     return Run(completed, str(output_dir))
 
 
-def run_scorer_process(input_dir, output_dir, *extra):
-    """evaluate.py as the platforms run it: a fresh interpreter."""
+def run_scorer_process(input_dir, output_dir, *extra, timeout=600, preexec_fn=None):
+    """evaluate.py as the platforms run it: a fresh interpreter (preexec_fn: run in the child
+    before it starts, e.g. to limit its memory)."""
     completed = subprocess.run(
         [sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(input_dir), str(output_dir)] + list(extra),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout,
+        preexec_fn=preexec_fn,
     )
     return Run(completed, str(output_dir))
 

@@ -20,7 +20,7 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import PROGRAM, Run, assert_clean_failure
+from conftest import PROGRAM, assert_clean_failure, run_scorer_process
 from malformed import SAMPLE
 from PIL import Image
 
@@ -68,11 +68,13 @@ def run_limited(root, timeout=60, address_space=None):
         if address_space is not None:
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 
-    out = str(root / "out")
-    completed = subprocess.run([sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(root), out],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                               timeout=timeout, preexec_fn=limit)
-    return Run(completed, out)
+    return run_scorer_process(root, root / "out", timeout=timeout, preexec_fn=limit)
+
+
+def fifo_in_place_of(path):
+    """The file at path replaced by a named pipe that nobody writes to."""
+    os.remove(path)
+    os.mkfifo(path)
 
 
 def bind_here(server, path):
@@ -136,21 +138,18 @@ def test_the_organizers_csv_with_a_huge_field_is_a_reference_error(tmp_path):
 
 def test_a_fifo_where_labels_are_expected_is_refused_without_blocking(tmp_path):
     root = make_phase(tmp_path, "authentication")
-    os.remove(res(root, "authentication", "Pizan_labels.csv"))
-    os.mkfifo(res(root, "authentication", "Pizan_labels.csv"))
+    fifo_in_place_of(res(root, "authentication", "Pizan_labels.csv"))
     run = run_limited(root, timeout=60)
     assert_clean_failure(run, 1, "Pizan_labels.csv is a named pipe (FIFO); submit regular files and folders only.")
 
 
 def test_a_fifo_in_the_reference_is_an_organizer_error(tmp_path):
     root = make_phase(tmp_path, "events")
-    os.remove(ref(root, "events", "Oktoberfest.txt"))
-    os.mkfifo(ref(root, "events", "Oktoberfest.txt"))
+    fifo_in_place_of(ref(root, "events", "Oktoberfest.txt"))
     run = run_limited(root, timeout=60)
     assert run.status in (0, 2) and "Traceback" not in run.stderr  # a FIFO is no <Category>.txt file
     os.remove(ref(root, "events", "Oktoberfest.txt"))
-    os.remove(ref(root, "events", "track.yaml"))
-    os.mkfifo(ref(root, "events", "track.yaml"))
+    fifo_in_place_of(ref(root, "events", "track.yaml"))
     run = run_limited(root, timeout=60)
     assert_clean_failure(run, 2, "ref/events/track.yaml is a named pipe (FIFO); expected a regular file.")
 
