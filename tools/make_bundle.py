@@ -48,7 +48,7 @@ from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, S
                        leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
-from scoring.runner import track_options  # noqa: E402
+from scoring.runner import phase_tracks  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
@@ -231,13 +231,8 @@ def track_source(source, directory):
 
 def phase_keys(ref_dir):
     """The scores.txt keys of a phase whose reference data are ref_dir (a root track)."""
-    tracks = layout.find_tracks(ref_dir, TRACKS)
-    keys = []
-    for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
-        module = TRACKS[track.kind]
-        options = track_options(track.config, module, track.ref_name("track.yaml"))
-        keys.extend(prefix + key for key in module.keys(track, options))
-    return keys
+    return [prefix + key for track, module, options, prefix in phase_tracks(ref_dir)
+            for key in module.keys(track, options)]
 
 
 def stage_tracks(competition, stage):

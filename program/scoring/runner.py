@@ -28,15 +28,19 @@ def track_options(config, module, where):
     return parse_options(config, declared, where)
 
 
-def prepare(input_dir, log):
-    """Tracks of the phase with their parsed options and key prefixes."""
-    tracks = layout.find_tracks(os.path.join(input_dir, "ref"), TRACKS)
-    prefixes = layout.key_prefixes(tracks)
+def phase_tracks(ref_dir):
+    """(track, its module, its parsed options, its key prefix) of each track of ref_dir."""
+    tracks = layout.find_tracks(ref_dir, TRACKS)
     prepared = []
-    for track, prefix in zip(tracks, prefixes):
+    for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
         module = TRACKS[track.kind]
-        options = track_options(track.config, module, track.ref_name("track.yaml"))
-        prepared.append((track, module, options, prefix))
+        prepared.append((track, module, track_options(track.config, module, track.ref_name("track.yaml")), prefix))
+    return prepared
+
+
+def prepare(input_dir, log):
+    """Tracks of the phase with their parsed options and key prefixes, every key distinct."""
+    prepared = phase_tracks(os.path.join(input_dir, "ref"))
     refuse_key_collisions(prepared)
     return prepared
 
