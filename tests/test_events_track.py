@@ -240,7 +240,7 @@ def test_byte_path_agrees_with_the_line_by_line_pass(lines, end, bom, final_end)
     parsed = byte_pairs(data)
     if parsed is None:
         return  # left to the text path, compared above
-    buf, starts, separators, ends = parsed
+    buf, starts, separators, ends = parsed.buf, parsed.starts, parsed.separators, parsed.ends
     first = [bytes(buf[a:b]).decode() for a, b in zip(starts, separators)]
     second = [bytes(buf[a + 1:b]).decode() for a, b in zip(separators, ends)]
     expected = _split_pairs_by_line(data, "f", SubmissionError)
@@ -281,7 +281,84 @@ def test_fixed_width_lines_agree_with_the_blanks_pass(cells, end, final_end):
         return
     fixed, general = _fixed_width_pairs(data, buf), _blank_pairs(buf)
     if fixed is not None:
-        assert general is not None and all(np.array_equal(x, y) for x, y in zip(fixed, general))
+        assert general is not None
+        for name in ("starts", "separators", "ends", "count", "id_width", "tail"):
+            assert np.array_equal(getattr(fixed, name), getattr(general, name)), name
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda width: st.lists(st.tuples(
+           st.text(st.sampled_from("ab1.-_ \t\r"), min_size=width, max_size=width),
+           st.sampled_from([" ", "\t", "x", "  "]),
+           st.text(st.sampled_from("ab1.-_ \t\r"), max_size=4)), min_size=1, max_size=6)),
+       st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_one_id_column_agrees_with_the_blanks_pass(cells, end, final_end):
+    # First fields of one width, second fields of any (the reference's labels 1, 0 and
+    # -1), some with a blank or CR inside a field, two blanks, no separator or an empty
+    # field: the proof from the line feeds' positions never takes a file the pass over
+    # every blank's position refuses, and gives the same fields when it takes one.
+    from scoring.readers.events import _blank_pairs, _id_column_pairs
+    data, buf = trimmed((end.join("".join(c) for c in cells) + (end if final_end else "")).encode("ascii"))
+    if not data:
+        return
+    found, general = _id_column_pairs(data, buf), _blank_pairs(buf)
+    if found is not None:
+        assert general is not None
+        for name in ("starts", "separators", "ends", "count", "id_width", "tail"):
+            assert np.array_equal(getattr(found, name), getattr(general, name)), name
+
+
+def test_one_id_column():
+    from scoring.readers.events import _fixed_width_pairs, _id_column_pairs
+    data, buf = trimmed(b"000001.jpg 1\r\n000002.jpg -1\r\n000003.jpg 0\r\n")
+    assert _fixed_width_pairs(data, buf) is None
+    pairs = _id_column_pairs(data, buf)
+    assert (pairs.starts.tolist(), pairs.separators.tolist(), pairs.ends.tolist()) == ([0, 14, 29], [10, 24, 39],
+                                                                                       [12, 27, 41])
+    # A short line whose column holds the next line's second blank; a line without its
+    # separator at the column; an empty second field; a blank inside a field.
+    for data in (b"abc d\nx\na b c\n", b"ab 1\nabc 1\n", b"ab 1\nab \n", b"ab 1\nab 2 3\n"):
+        assert _id_column_pairs(*trimmed(data)) is None, data
+
+
+id_text = st.text(st.sampled_from("ab1.-_xyz+"), min_size=1, max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(id_text, st.text(st.sampled_from("0123456789.-"), min_size=1, max_size=3)), min_size=1,
+                max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans(), st.booleans())
+def test_id_rows_read_every_id(rows, end, final_end, one_value):
+    # Ids of 1 to 20 bytes (one to three words), of one width or several, on lines of
+    # one length or several: every proof of byte_pairs, and the last line's words read
+    # past the end of the file.
+    from scoring.readers import events as reader
+    if one_value:
+        rows = [(image, rows[0][1]) for image, _ in rows]
+    data = end.join("%s %s" % row for row in rows) + (end if final_end else "")
+    ids = reader.id_rows(reader.byte_pairs(data.encode("ascii")))
+    assert ids.strings() == [image for image, _ in rows] and len(ids) == len(rows)
+    # Equal to the ids of a file listing them with other values, and to no other list.
+    assert ids == reader.id_rows(reader.byte_pairs("".join("%s 0.5\n" % image for image, _ in rows).encode("ascii")))
+    other = [image for image, _ in rows]
+    other[-1] += "x"
+    assert ids != reader.id_rows(reader.byte_pairs("".join("%s 0\n" % image for image in other).encode("ascii")))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a.jpg", "bb.jpg", "ccc.jpg"]),
+                          st.sampled_from(["1", "0", "-1", "+1", "2", "11", "-0", "+0", "x1", "-11", "01", "1-1"])),
+                min_size=1, max_size=8), st.booleans())
+def test_labels_on_the_byte_path_as_the_text_path_reads_them(rows, one_id):
+    from scoring.readers import events as reader
+    if one_id:
+        rows = [("%06d.jpg" % i, label) for i, (_, label) in enumerate(rows)]
+    ids, positive = reader._read_labels_fast("".join("%s %s\n" % row for row in rows).encode("ascii"))
+    labels = [label for _, label in rows]
+    if all(label in reader.LABELS for label in labels):
+        assert ids.strings() == [image for image, _ in rows]
+        assert positive.tolist() == [reader.LABELS[label] for label in labels]
+    else:
+        assert ids is None  # left to the text path, which names the line
 
 
 def test_fixed_width_lines():
@@ -290,7 +367,8 @@ def test_fixed_width_lines():
                                 (b"ab\t1\r\ncd 2\r\n\r\n", [b"ab", b"cd"], [b"1", b"2"]),
                                 (b"x 0.5\ny 0.7\nz 1.0", [b"x", b"y", b"z"], [b"0.5", b"0.7", b"1.0"])):
         data, buf = trimmed(data)
-        starts, separators, ends = _fixed_width_pairs(data, buf)
+        pairs = _fixed_width_pairs(data, buf)
+        starts, separators, ends = pairs.starts, pairs.separators, pairs.ends
         assert [bytes(buf[a:b]) for a, b in zip(starts, separators)] == first
         assert [bytes(buf[a + 1:b]) for a, b in zip(separators, ends)] == second
     # Lines of two lengths, an empty second field, a blank inside a field: the general pass decides.
@@ -385,11 +463,10 @@ def test_labels_plus_and_minus_one(tmp_path):
 def id_rows(ids):
     """The IdRows of a file listing `ids`, as the fast path reads it."""
     from scoring.readers import events as reader
-    buf, starts, separators, _ = reader.byte_pairs("".join("%s 0\n" % image for image in ids).encode("ascii"))
-    return reader.id_rows(buf, starts, separators)
+    return reader.id_rows(reader.byte_pairs("".join("%s 0\n" % image for image in ids).encode("ascii")))
 
 
-@pytest.mark.parametrize("width", ["%06d.jpg", "img_%d.jpg"])
+@pytest.mark.parametrize("width", ["%06d.jpg", "img_%d.jpg", "%d.jpg"])
 def test_id_rows_match_as_the_dictionary_does(monkeypatch, width):
     from scoring.readers import events as reader
     reference = [width % i for i in range(0, 3000, 7)]
@@ -404,7 +481,7 @@ def test_id_rows_match_as_the_dictionary_does(monkeypatch, width):
         assert reader._match_ids(id_rows(shuffled[:1]), None, "f", category)[0].tolist() == expected[:1]
     assert index.tolist() == expected and counts.tolist() == [1] * len(reference)
     # Every hash equal: the reference's keys are refused and the dictionary decides.
-    monkeypatch.setattr(reader, "_row_keys", lambda rows: np.zeros(rows.shape[0], dtype=np.uint64))
+    monkeypatch.setattr(reader, "_row_keys", lambda words: np.zeros(words.shape[1], dtype=np.uint64))
     collided = reader.Category("La_Tomatina", id_rows(reference), np.zeros(len(reference), dtype=bool))
     assert reader._match_ids(id_rows(shuffled), None, "f", collided)[0].tolist() == expected
     monkeypatch.undo()

@@ -5,10 +5,11 @@ Submission: `<Category>.txt`, lines `<image id> <confidence>`. Whitespace-separa
 (spaces or tabs), UTF-8 with or without a BOM, LF or CRLF, blank lines ignored.
 
 A file whose every line is '<id><space or tab><value>' in ASCII (the usual case) is
-parsed from its bytes with array operations: ids become the rows of a byte matrix
-(matched by hashing and checked byte for byte), numbers are converted exactly (see
-text.decimal_values). Any other file goes through one str.split of its text, and only
-when something is wrong is it re-read line by line to name the line in the message.
+parsed from its bytes with array operations: ids become columns of 64-bit words
+(compared as arrays, matched through a hash table and checked word for word), numbers
+are converted exactly (see text.decimal_values). Any other file goes through one
+str.split of its text, and only when something is wrong is it re-read line by line to
+name the line in the message.
 """
 
 import difflib
@@ -19,7 +20,7 @@ import numpy as np
 
 from .. import hints
 from ..errors import ReferenceDataError, SubmissionError
-from .text import decimal_values, decode_lines, floats, read_bytes, strided_rows
+from .text import decimal_rows, decimal_values, decode_lines, floats, read_bytes
 
 LABELS = {"1": True, "+1": True, "0": False, "-1": False}
 #: Put in place of every newline before splitting: a token no text file holds (NUL is refused).
@@ -27,26 +28,22 @@ _MARK = "\x00"
 
 
 class IdRows(object):
-    """Image ids as the rows of a (count, width) byte matrix, shorter ids padded with NUL
-    bytes (which no accepted file holds); compared, hashed and matched as arrays, turned
-    into strings only when a message or the dictionary needs them."""
+    """Image ids read from a file's bytes: column i holds id i's bytes as little-endian
+    64-bit words, eight bytes to a word, padded with NUL bytes (which no accepted file
+    holds), so that two lists of ids are equal exactly when their word matrices are.
+    Compared and matched as arrays, turned into strings only when a message or the
+    dictionary needs them."""
 
-    def __init__(self, rows):
-        self.rows = rows
+    def __init__(self, words):
+        self.words = words  # (words per id, count) uint64: row j holds every id's bytes 8 j to 8 j + 7
         self._strings = None
 
     def __len__(self):
-        return self.rows.shape[0]
+        return self.words.shape[1]
 
     def __eq__(self, other):
-        if not isinstance(other, IdRows) or self.rows.shape != other.rows.shape:
-            return False
-        # By blocks of rows: an early answer for ids in another order, and no temporary
-        # array of the whole file's size (fresh pages cost more than the comparison).
-        for start in range(0, self.rows.shape[0], 4096):
-            if not (self.rows[start:start + 4096] == other.rows[start:start + 4096]).all():
-                return False
-        return True
+        return (isinstance(other, IdRows) and self.words.shape == other.words.shape and
+                bool(np.array_equal(self.words, other.words)))
 
     def __ne__(self, other):
         return not self == other
@@ -58,8 +55,8 @@ class IdRows(object):
 
     def strings(self):
         if self._strings is None:
-            packed = np.ascontiguousarray(self.rows).view("S%d" % self.rows.shape[1]).ravel()  # trailing NULs dropped
-            self._strings = [b.decode("ascii") for b in packed.tolist()]
+            items = np.ascontiguousarray(self.words.T, dtype="<u8").view("S%d" % (8 * self.words.shape[0]))
+            self._strings = [b.decode("ascii") for b in items.ravel().tolist()]  # trailing NULs dropped
         return self._strings
 
 
@@ -91,16 +88,64 @@ class Category(object):
         return self.lookup["position"]
 
 
-#: Ids wider than this go through the text path (the byte matrix would be mostly padding).
+#: Ids wider than this go through the text path (the word matrix would be mostly padding).
 _WIDEST_ID = 200
 
 
+class Pairs(object):
+    """A file of lines '<field><space or tab><field>' on the fast path: its bytes (a
+    uint8 array) and, for entry i on line i + 1, the start of its line, its separator
+    and the end of its second field (arrays; computed on first use when the lines have
+    one length). line: that length (line end included), else 0; id_width: the width
+    of every first field when they have one, else 0; tail: the line end's length."""
+
+    def __init__(self, buf, count, line=0, id_width=0, tail=1, starts=None, separators=None, ends=None):
+        self.buf, self.count, self.line, self.id_width, self.tail = buf, count, line, id_width, tail
+        self._starts, self._separators, self._ends = starts, separators, ends
+
+    @property
+    def starts(self):
+        if self._starts is None:
+            self._starts = np.arange(0, self.count * self.line, self.line, dtype=np.int64)
+        return self._starts
+
+    @property
+    def separators(self):
+        if self._separators is None:
+            self._separators = self.starts + self.id_width
+        return self._separators
+
+    @property
+    def ends(self):
+        if self._ends is None:
+            self._ends = self.starts + (self.line - self.tail)
+        return self._ends
+
+    def widest_second(self):
+        """The width of the widest second field."""
+        if self.line:
+            return self.line - self.tail - self.id_width - 1
+        if self.id_width:
+            return int((self.ends - self.starts).max()) - self.id_width - 1
+        return int((self.ends - self.separators).max()) - 1
+
+    def second_field(self, i):
+        return bytes(self.buf[self.separators[i] + 1:self.ends[i]]).decode("ascii")
+
+    def second_fields(self):
+        """(count, width) matrix of the second fields when they have one width and
+        sit evenly spaced (a view of the bytes), else None."""
+        if not (self.line and self.id_width):
+            return None
+        width = self.line - self.tail - self.id_width - 1
+        return np.lib.stride_tricks.as_strided(self.buf[self.id_width + 1:], (self.count, width), (self.line, 1))
+
+
 def byte_pairs(data):
-    """The fast path of a file of lines '<field><space or tab><field>': (bytes as a
-    uint8 array, start of each line, its separator, end of its second field), entry i
-    on line i + 1; None for any other file (blank or indented lines, several
-    separators, non-ASCII bytes, control characters...), which the text path then
-    reads. A BOM, CRLF line ends and trailing blank lines are accepted."""
+    """The Pairs of a file of lines '<field><space or tab><field>', or None for any
+    other file (blank or indented lines, several separators, non-ASCII bytes, control
+    characters...), which the text path then reads. A BOM, CRLF line ends and trailing
+    blank lines are accepted."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     end = len(data)
@@ -111,15 +156,24 @@ def byte_pairs(data):
     if end == 0:
         return None
     buf = np.frombuffer(data, dtype=np.uint8, count=end)
-    if buf.max() > 126:
+    if _count(buf, np.greater, 126):
         return None
-    found = _fixed_width_pairs(data, buf) or _blank_pairs(buf)
-    return None if found is None else (buf,) + found
+    return _fixed_width_pairs(data, buf) or _id_column_pairs(data, buf) or _blank_pairs(buf)
+
+
+#: Bytes per block where a whole file is compared with a constant: small temporaries
+#: are reused from one block to the next, where a file-sized one costs fresh pages.
+_BLOCK = 1 << 16
+
+
+def _count(buf, compare, value):
+    """How many bytes of buf compare(byte, value) holds for, block by block."""
+    return sum(int(np.count_nonzero(compare(buf[i:i + _BLOCK], value))) for i in range(0, buf.size, _BLOCK))
 
 
 def _blank_pairs(buf):
-    """byte_pairs' (starts, separators, ends) of any file, from the positions of its
-    blanks, or None. buf: the bytes without BOM and trailing blank lines."""
+    """byte_pairs' answer for any file, from the positions of its blanks, or None.
+    buf: the bytes without BOM and trailing blank lines."""
     end = buf.size
     blanks = np.flatnonzero(buf < 33)  # separators, line ends, control characters
     kind = buf[blanks]
@@ -140,52 +194,134 @@ def _blank_pairs(buf):
     if period == 3 and not ((kind[1::3] == 13).all() and (gaps[1::3] == 1).all()):
         return None
     starts = np.concatenate(([0], newlines + 1))
-    ends = np.append(blanks[1::period], end)
-    return starts, separators, ends
+    widths = separators - starts
+    width = int(widths[0])
+    return Pairs(buf, lines, id_width=width if (widths == width).all() else 0, tail=period - 1, starts=starts,
+                 separators=separators, ends=np.append(blanks[1::period], end))
+
+
+def _first_line(data, size):
+    """(its length with its line end, the line end's length, its separator), or None
+    when the file's first line is its only one or has no blank between two fields."""
+    newline = data.find(b"\n", 0, size)
+    if newline < 2:
+        return None
+    tail = 2 if data[newline - 1] == 13 else 1  # the line end, CR LF or LF
+    first = [p for p in (data.find(b" ", 0, newline), data.find(b"\t", 0, newline)) if p >= 0]
+    if not first or not 1 <= min(first) < newline + 1 - tail - 1:  # a field on either side
+        return None
+    return newline + 1, tail, min(first)
 
 
 def _fixed_width_pairs(data, buf):
-    """byte_pairs' (starts, separators, ends) when every line has one length and its
-    separator in one column (what a program printing fixed-width fields writes),
-    proved on the (lines, length) matrix of the bytes: its blanks (bytes below 33) are
-    exactly the separator column and the line end's column(s). None otherwise (the
-    general pass then decides). buf: the bytes without BOM and trailing blank lines."""
-    newline = data.find(b"\n", 0, buf.size)
-    if newline < 2:
+    """byte_pairs' answer when every line has one length and its separator in one
+    column (what a program printing fixed-width fields writes), proved on the (lines,
+    length) matrix of the bytes: its blanks (bytes below 33) are exactly the separator
+    column and the line end's column(s). None otherwise (the next proof then decides).
+    buf: the bytes without BOM and trailing blank lines."""
+    first = _first_line(data, buf.size)
+    if first is None:
         return None
-    length = newline + 1
-    tail = 2 if data[newline - 1] == 13 else 1  # the line end, CR LF or LF
-    first = [p for p in (data.find(b" ", 0, newline), data.find(b"\t", 0, newline)) if p >= 0]
-    if not first or (buf.size + tail) % length:
+    length, tail, separator = first
+    if (buf.size + tail) % length:
         return None
-    separator = min(first)
     count = (buf.size + tail) // length
-    if not 1 <= separator < length - tail - 1:  # a field on either side
+    # Cheap refusals first: the last line's start, and a line end halfway.
+    if data.rfind(b"\n", 0, buf.size) != buf.size - (length - tail) - 1 or data[count // 2 * length - 1] != 10:
         return None
-    last = buf[(count - 1) * length:]  # the last line, without its line end
-    if int(np.count_nonzero(last < 33)) != 1 or last[separator] not in (32, 9):
+    grid = buf[:(count - 1) * length].reshape(count - 1, length)  # every line but the last
+    for column, accepted in ((separator, (32, 9)), (length - 1, (10,)), (length - 2, (13,) if tail == 2 else ())):
+        if accepted and not _all_in(grid[:, column], accepted):
+            return None
+    if buf[(count - 1) * length + separator] not in (32, 9):
         return None
-    grid = buf[:(count - 1) * length].reshape(count - 1, length)
-    column = grid[:, separator]
-    if not (int(np.count_nonzero(grid < 33)) == (count - 1) * (1 + tail) and (grid[:, -1] == 10).all() and
-            ((column == 32) | (column == 9)).all() and (tail == 1 or (grid[:, -2] == 13).all())):
+    if _count(buf, np.less, 33) != count + (count - 1) * tail:  # no other blank
         return None
-    starts = np.arange(count, dtype=np.int64) * length
-    return starts, starts + separator, starts + (length - tail)
+    return Pairs(buf, count, line=length, id_width=separator, tail=tail)
 
 
-def id_rows(buf, starts, stops):
-    """IdRows of the fields buf[starts[i]:stops[i]], or None when one is too wide."""
-    lengths = stops - starts
-    width = int(lengths.max())
+def _all_in(column, accepted):
+    found = column == accepted[0]
+    for value in accepted[1:]:
+        found |= column == value
+    return bool(found.all())
+
+
+def _id_column_pairs(data, buf):
+    """byte_pairs' answer when every line has its separator in the first line's
+    column (first fields of one width, second fields of any: the reference's labels 1,
+    0 and -1), proved from the positions of the line feeds: each line holds a blank
+    at that column and a field after it, every line ends as the first does, and the
+    file holds no other byte below 33. None otherwise (the general pass then decides).
+    buf: the bytes without BOM and trailing blank lines."""
+    first = _first_line(data, buf.size)
+    if first is None:
+        return None
+    _, tail, separator = first
+    newlines = np.concatenate([np.flatnonzero(buf[i:i + _BLOCK] == 10) + i for i in range(0, buf.size, _BLOCK)])
+    count = newlines.size + 1
+    starts = np.empty(count, dtype=np.int64)
+    starts[0] = 0
+    np.add(newlines, 1, out=starts[1:])
+    ends = np.empty(count, dtype=np.int64)
+    ends[-1] = buf.size
+    np.subtract(newlines, tail - 1, out=ends[:-1])
+    if int((ends - starts).min()) < separator + 2:  # the separator inside each line, a field after it
+        return None
+    if not _all_in(buf[separator:][starts], (32, 9)) or (tail == 2 and not _all_in(buf[ends[:-1]], (13,))):
+        return None
+    if _count(buf, np.less, 33) != count + (count - 1) * tail:  # no other blank
+        return None
+    return Pairs(buf, count, id_width=separator, tail=tail, starts=starts, ends=ends)
+
+
+def id_rows(pairs):
+    """IdRows of the first fields of Pairs, or None when one is too wide."""
+    width, widths = pairs.id_width, None
+    if not width:
+        widths = pairs.separators - pairs.starts
+        width = int(widths.max())
     if width > _WIDEST_ID:
         return None
-    if int(lengths.min()) == width:
-        rows = strided_rows(buf, starts, width)  # a view of the file's bytes when its lines have one length
+    words = _words(pairs, (width + 7) // 8)
+    if widths is not None:
+        for j in range(words.shape[0]):
+            words[j] &= _LOW_BYTES[np.clip(widths - 8 * j, 0, 8)]
+    elif width % 8:  # the last word holds the id's last bytes, then the bytes after it
+        words[-1] &= _LOW_BYTES[width % 8]
+    return IdRows(words)
+
+
+#: _LOW_BYTES[k]: the mask of a little-endian word's first k bytes.
+_LOW_BYTES = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
+
+
+def _words(pairs, count):
+    """The (count, lines) uint64 matrix whose row j holds the little-endian word at
+    byte 8 j of every line; bytes past the file's end read as 0."""
+    buf, lines, line = pairs.buf, pairs.count, pairs.line
+    words = np.empty((count, lines), dtype=np.uint64)
+    reach = buf.size - 8 * count  # a line starting at most here has all its words in the file
+    if line:
+        fit = min(lines, reach // line + 1) if reach >= 0 else 0
+        for j in range(count if fit else 0):
+            words[j, :fit] = np.ndarray(buffer=buf, dtype="<u8", offset=8 * j, shape=(fit,), strides=(line,))
+        starts = None
     else:
-        rows = buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1))
-        rows[np.arange(width) >= lengths[:, None]] = 0
-    return IdRows(rows)
+        starts = pairs.starts
+        fit = lines if int(starts[-1]) <= reach else int(np.searchsorted(starts, reach, "right"))
+        for j in range(count if fit else 0):  # gathered from a view holding a word at every byte
+            words[j, :fit] = np.ndarray(buffer=buf, dtype="<u8", offset=8 * j, shape=(buf.size - 7 - 8 * j,),
+                                        strides=(1,))[starts[:fit]]
+    if fit < lines:  # the last lines: from a copy of their bytes followed by zeros
+        first = fit * line if line else int(starts[fit])
+        tail = np.zeros(buf.size - first + 8 * count, dtype=np.uint8)
+        tail[:buf.size - first] = buf[first:]
+        offsets = np.arange(lines - fit) * line if line else starts[fit:] - first
+        for j in range(count):
+            words[j, fit:] = np.ndarray(buffer=tail, dtype="<u8", offset=8 * j, shape=(tail.size - 7 - 8 * j,),
+                                        strides=(1,))[offsets]
+    return words
 
 
 def split_pairs(data, shown, error):
@@ -265,7 +401,7 @@ def read_reference(track):
         else:
             category = Category(name, ids, positive)
             if isinstance(ids, IdRows):
-                if _sorted_keys(category) is None:  # two ids hash alike: maybe one id twice
+                if _hash_table(category) is None:  # two ids share a key: maybe one id twice
                     _refuse_duplicates(ids.strings(), None, shown, ReferenceDataError)
             else:
                 _refuse_duplicates(ids, lines, shown, ReferenceDataError)
@@ -276,18 +412,35 @@ def read_reference(track):
 def _read_labels_fast(data):
     """(IdRows, positive mask) of a reference file on the fast path, else (None, None)
     (the text path then reads it and names any bad line)."""
-    parsed = byte_pairs(data)
-    if parsed is None:
+    pairs = byte_pairs(data)
+    ids = None if pairs is None else id_rows(pairs)
+    if ids is None or pairs.widest_second() > 2:
         return None, None
-    buf, starts, separators, ends = parsed
-    ids = id_rows(buf, starts, separators)
-    # Labels 1 and 0 (one character), +1 and -1 (two): the last character is the digit.
-    last, width = buf[ends - 1], ends - separators - 1
-    sign = buf[np.maximum(ends - 2, 0)]
-    one = (width == 1) & ((last == 48) | (last == 49)) | (width == 2) & (last == 49) & ((sign == 43) | (sign == 45))
-    if ids is None or not one.all():
+    # Each label's last two bytes as one little-endian 16-bit number: the separator then
+    # 0 or 1 for a label of one character, + or - then 1 for one of two.
+    buf = pairs.buf
+    if pairs.line:
+        two = np.ndarray(buffer=buf, dtype="<u2", offset=pairs.line - pairs.tail - 2, shape=(pairs.count,),
+                         strides=(pairs.line,))
+    else:
+        two = np.ndarray(buffer=buf, dtype="<u2", shape=(buf.size - 1,), strides=(1,))[pairs.ends - 2]
+    label = _LABEL_CODES[two]
+    if not label.all():
         return None, None
-    return ids, (last == 49) & ((width == 1) | (sign == 43))
+    return ids, label == 2
+
+
+def _label_codes():
+    """_LABEL_CODES[b0 + 256 b1]: 2 where the bytes b0 b1 end a positive label, 1 a
+    negative one, 0 neither (the separator is the blank before a one-character label)."""
+    codes = np.zeros(1 << 16, dtype=np.uint8)
+    for before, last, code in ((b" \t", b"1", 2), (b" \t", b"0", 1), (b"+", b"1", 2), (b"-", b"1", 1)):
+        for b in bytearray(before):
+            codes[b + 256 * bytearray(last)[0]] = code
+    return codes
+
+
+_LABEL_CODES = _label_codes()
 
 
 def _positive_mask(texts, lines, shown):
@@ -386,17 +539,17 @@ def read_confidences(path, shown, category, missing):
     ranked below every submitted one, tied together).
     """
     data = read_bytes(path, shown)
-    parsed = byte_pairs(data)
-    ids = None
-    if parsed is not None:
-        buf, starts, separators, ends = parsed
-        ids = id_rows(buf, starts, separators)
+    pairs = byte_pairs(data)
+    ids = None if pairs is None else id_rows(pairs)
     if ids is not None:
         lines = None
-        confidences, slow = decimal_values(buf, separators + 1, ends)
+        grid = pairs.second_fields()
+        if grid is not None:
+            confidences, slow = decimal_rows(grid)
+        else:
+            confidences, slow = decimal_values(pairs.buf, pairs.separators + 1, pairs.ends)
         for i in slow.tolist():
-            text = bytes(buf[separators[i] + 1:ends[i]]).decode("ascii")
-            confidences[i] = _to_float(text, i, lines, shown)
+            confidences[i] = _to_float(pairs.second_field(i), i, lines, shown)
         texts = None
     else:
         ids, texts, lines = split_pairs(data, shown, SubmissionError)
@@ -407,7 +560,7 @@ def read_confidences(path, shown, category, missing):
     bad = np.flatnonzero(~np.isfinite(confidences))
     if bad.size:
         i = bad[0]
-        text = texts[i] if texts is not None else bytes(buf[separators[i] + 1:ends[i]]).decode("ascii")
+        text = texts[i] if texts is not None else pairs.second_field(i)
         raise SubmissionError("%s line %d has the confidence %r; expected a finite number."
                               % (shown, line_number(lines, i), text))
     n = len(category.ids)
@@ -457,54 +610,83 @@ def _match_by_dictionary(ids, lines, shown, category):
 
 
 _PRIME = np.uint64(1099511628211)
+#: 2**64 / the golden ratio: multiplied by a key, its top bits are a table slot (Fibonacci hashing).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _row_keys(rows):
-    """A 64-bit hash of each row of bytes (wrapping arithmetic, as FNV's multiplier)."""
-    keys = np.zeros(rows.shape[0], dtype=np.uint64)
-    for column in rows.T:
+def _row_keys(words):
+    """A 64-bit key of each row of words: the word itself for ids of up to 8 bytes (two
+    ids share a key only if they are equal), else a hash (wrapping arithmetic, as FNV's
+    multiplier)."""
+    keys = words[0].copy()
+    for row in words[1:]:
         keys *= _PRIME
-        keys += column
+        keys ^= row
     return keys
 
 
-def _sorted_keys(category):
-    """(sorted hashes of the reference ids, their order, the ids as items of a void type
-    for gathering whole rows), computed once per id list; None when the ids are not
-    IdRows or two of them hash alike."""
-    if "keys" not in category.lookup:
+def _slots(keys, bits):
+    return ((keys * _GOLDEN) >> np.uint64(64 - bits)).astype(np.intp)
+
+
+def _hash_table(category):
+    """(the keys of the reference ids, a table of their indices by slot, its bits),
+    built once per id list: open addressing with linear probing, at most a quarter
+    full; None when the ids are not IdRows or two of them share a key."""
+    if "table" not in category.lookup:
         found = None
         if isinstance(category.ids, IdRows):
-            rows = np.ascontiguousarray(category.ids.rows)
-            keys = _row_keys(rows)
-            order = np.argsort(keys)
-            keys = keys[order]
-            if not (keys[1:] == keys[:-1]).any():
-                found = (keys, order, rows.view("V%d" % rows.shape[1]).ravel())
-        category.lookup["keys"] = found
-    return category.lookup["keys"]
+            keys = _row_keys(category.ids.words)
+            ordered = np.sort(keys)
+            if not (ordered[1:] == ordered[:-1]).any():
+                bits = max(keys.size - 1, 1).bit_length() + 2
+                found = (keys, _fill_table(keys, bits), bits)
+        category.lookup["table"] = found
+    return category.lookup["table"]
+
+
+def _fill_table(keys, bits):
+    """Every index i of keys at its key's slot or the first free slot after it (wrapping)."""
+    table = np.full(1 << bits, -1, dtype=np.int32 if keys.size < 2 ** 31 else np.int64)
+    slot = _slots(keys, bits)
+    pending = np.arange(keys.size)
+    while pending.size:
+        wanted = slot[pending]
+        free = table[wanted] < 0
+        table[wanted[free]] = pending[free]  # of several pending indices wanting one free slot, one lands
+        pending = pending[table[wanted] != pending]
+        slot[pending] = (slot[pending] + 1) & (table.size - 1)
+    return table
 
 
 def _match_rows(ids, category):
     """The reference index of every submitted id when ids, submitted and reference, are
-    IdRows: by hashing each id's bytes, a binary search among the reference's sorted
-    hashes and a byte-for-byte check of every match. None when that does not apply or
-    an id is unknown (the dictionary then finds the line to name)."""
-    reference = _sorted_keys(category)
+    IdRows: a lookup of each id's key in the reference's hash table and a check of every
+    match word for word. None when that does not apply or an id is unknown (the
+    dictionary then finds the line to name)."""
+    reference = _hash_table(category)
     if reference is None or not isinstance(ids, IdRows):
         return None
-    ref_rows, rows = category.ids.rows, ids.rows
-    if rows.shape[1] > ref_rows.shape[1]:
+    ref_words, words = category.ids.words, ids.words
+    if words.shape[0] > ref_words.shape[0]:
         return None
-    if rows.shape[1] < ref_rows.shape[1]:  # pad to the reference's width, as its shorter ids are
-        rows = np.concatenate((rows, np.zeros((rows.shape[0], ref_rows.shape[1] - rows.shape[1]), np.uint8)), 1)
-    sorted_keys, order, ref_items = reference
-    keys = _row_keys(rows)
-    mine = np.argsort(keys)  # sorted needles: a cache-friendly search (3x faster than in file order)
-    index = np.empty(keys.size, dtype=np.int64)
-    index[mine] = order[np.minimum(np.searchsorted(sorted_keys, keys[mine]), sorted_keys.size - 1)]
-    if not (ref_items[index].view(np.uint8).reshape(rows.shape) == rows).all():
-        return None
+    if words.shape[0] < ref_words.shape[0]:  # pad to the reference's width, as its shorter ids are
+        padded = np.zeros((ref_words.shape[0], words.shape[1]), dtype=np.uint64)
+        padded[:words.shape[0]] = words
+        words = padded
+    ref_keys, table, bits = reference
+    keys = _row_keys(words)
+    slot = _slots(keys, bits)
+    index = table[slot]
+    todo = np.flatnonzero(ref_keys[index] != keys)
+    while todo.size:  # the next slot, until the key or a free slot (an unknown id)
+        if (index[todo] < 0).any():
+            return None
+        slot[todo] = (slot[todo] + 1) & (table.size - 1)
+        index[todo] = table[slot[todo]]
+        todo = todo[ref_keys[index[todo]] != keys[todo]]
+    if len(ref_words) > 1 and not all(np.array_equal(r.take(index), w) for r, w in zip(ref_words, words)):
+        return None  # (ids of one word are their own keys)
     return index
 
 
