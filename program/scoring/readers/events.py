@@ -28,22 +28,22 @@ _MARK = "\x00"
 
 
 class IdRows(object):
-    """Image ids read from a file's bytes: column i holds id i's bytes as little-endian
-    64-bit words, eight bytes to a word, padded with NUL bytes (which no accepted file
-    holds), so that two lists of ids are equal exactly when their word matrices are.
-    Compared and matched as arrays, turned into strings only when a message or the
-    dictionary needs them."""
+    """Image ids read from a file's bytes, as rows of 64-bit words: row j holds bytes
+    8 j to 8 j + 7 of every id, little-endian, NUL past the id's end (a byte no
+    accepted file holds), so that two lists of ids are equal exactly when their rows
+    are. Compared and matched as arrays, turned into strings only when a message or
+    the dictionary needs them."""
 
-    def __init__(self, words):
-        self.words = words  # (words per id, count) uint64: row j holds every id's bytes 8 j to 8 j + 7
+    def __init__(self, rows):
+        self.rows = tuple(rows)  # (count,) uint64 arrays
         self._strings = None
 
     def __len__(self):
-        return self.words.shape[1]
+        return self.rows[0].size
 
     def __eq__(self, other):
-        return (isinstance(other, IdRows) and self.words.shape == other.words.shape and
-                bool(np.array_equal(self.words, other.words)))
+        return (isinstance(other, IdRows) and len(self.rows) == len(other.rows) and
+                all(np.array_equal(mine, theirs) for mine, theirs in zip(self.rows, other.rows)))
 
     def __ne__(self, other):
         return not self == other
@@ -55,8 +55,11 @@ class IdRows(object):
 
     def strings(self):
         if self._strings is None:
-            items = np.ascontiguousarray(self.words.T, dtype="<u8").view("S%d" % (8 * self.words.shape[0]))
-            self._strings = [b.decode("ascii") for b in items.ravel().tolist()]  # trailing NULs dropped
+            items = np.empty((len(self), len(self.rows)), dtype="<u8")
+            for j, row in enumerate(self.rows):
+                items[:, j] = row
+            packed = items.view("S%d" % (8 * len(self.rows))).ravel()  # trailing NULs dropped
+            self._strings = [b.decode("ascii") for b in packed.tolist()]
         return self._strings
 
 
@@ -88,20 +91,23 @@ class Category(object):
         return self.lookup["position"]
 
 
-#: Ids wider than this go through the text path (the word matrix would be mostly padding).
+#: Ids wider than this go through the text path (their words would be mostly padding).
 _WIDEST_ID = 200
 
 
 class Pairs(object):
     """A file of lines '<field><space or tab><field>' on the fast path: its bytes (a
     uint8 array) and, for entry i on line i + 1, the start of its line, its separator
-    and the end of its second field (arrays; computed on first use when the lines have
-    one length). line: that length (line end included), else 0; id_width: the width
-    of every first field when they have one, else 0; tail: the line end's length."""
+    and the end of its second field (arrays, computed on first use from what the proof
+    found). line: the length of every line (line end included) when they have one,
+    else 0; id_width: the width of every first field when they have one, else 0;
+    tail: the line end's length; lengths: each line's length without its line end."""
 
-    def __init__(self, buf, count, line=0, id_width=0, tail=1, starts=None, separators=None, ends=None):
+    def __init__(self, buf, count, line=0, id_width=0, tail=1, starts=None, lengths=None, separators=None,
+                 ends=None):
         self.buf, self.count, self.line, self.id_width, self.tail = buf, count, line, id_width, tail
-        self._starts, self._separators, self._ends = starts, separators, ends
+        self._starts, self._lengths, self._separators, self._ends = starts, lengths, separators, ends
+        self._words = {}
 
     @property
     def starts(self):
@@ -118,16 +124,16 @@ class Pairs(object):
     @property
     def ends(self):
         if self._ends is None:
-            self._ends = self.starts + (self.line - self.tail)
+            self._ends = self.starts + (self.line - self.tail if self._lengths is None else self._lengths)
         return self._ends
 
-    def widest_second(self):
-        """The width of the widest second field."""
+    def second_widths(self):
+        """The width of every second field (one number when the lines have one length)."""
         if self.line:
             return self.line - self.tail - self.id_width - 1
-        if self.id_width:
-            return int((self.ends - self.starts).max()) - self.id_width - 1
-        return int((self.ends - self.separators).max()) - 1
+        if self._lengths is not None:
+            return self._lengths - (self.id_width + 1)
+        return self.ends - self.separators - 1
 
     def second_field(self, i):
         return bytes(self.buf[self.separators[i] + 1:self.ends[i]]).decode("ascii")
@@ -139,6 +145,46 @@ class Pairs(object):
             return None
         width = self.line - self.tail - self.id_width - 1
         return np.lib.stride_tricks.as_strided(self.buf[self.id_width + 1:], (self.count, width), (self.line, 1))
+
+    def word(self, j, keep=True):
+        """The little-endian 64-bit word at byte 8 j of every line, a (count,) uint64
+        array (bytes past the end of the file read as 0), read once; keep=False hands
+        the array over (to be changed in place: a later call reads it again)."""
+        words = self._words.get(j) if keep else self._words.pop(j, None)
+        if words is None:
+            words = _words_at(self.buf, self.count, 8 * j, self.line, None if self.line else self.starts)
+            if keep:
+                self._words[j] = words
+        return words
+
+    def byte_column(self, k):
+        """Byte k of every line (0 past the end of the file), from word(k // 8)."""
+        return self.word(k // 8).astype("<u8", copy=False).view(np.uint8)[k % 8::8].copy()
+
+
+def _words_at(buf, count, offset, line, starts):
+    """The little-endian words at `offset` bytes from the start of each of count lines,
+    line bytes apart (read through a view) or at `starts` (gathered from a view holding
+    a word at every byte); bytes past the end of buf read as 0."""
+    reach = buf.size - 8 - offset  # a line starting at most here has its word inside buf
+    if line:
+        fit = min(count, reach // line + 1) if reach >= 0 else 0
+    else:
+        fit = count if int(starts[-1]) <= reach else int(np.searchsorted(starts, reach, "right"))
+    if line or not fit:
+        words = np.empty(count, dtype=np.uint64)
+        if fit:
+            words[:fit] = np.ndarray(buffer=buf, dtype="<u8", offset=offset, shape=(fit,), strides=(line,))
+    else:  # gathered at the starts, the lines past reach at a start that fits (read again below)
+        every = np.ndarray(buffer=buf, dtype="<u8", offset=offset, shape=(reach + 1,), strides=(1,))
+        words = every[starts if fit == count else np.minimum(starts, reach)].astype(np.uint64, copy=False)
+    if fit < count:  # the last lines: from a copy of their bytes followed by zeros
+        first = fit * line if line else int(starts[fit])
+        rest = np.arange(count - fit) * line if line else starts[fit:] - first
+        tail = np.zeros(buf.size - first + offset + 8, dtype=np.uint8)
+        tail[:buf.size - first] = buf[first:]
+        words[fit:] = _words_at(tail, count - fit, offset, 0, rest)
+    return words
 
 
 def byte_pairs(data):
@@ -156,19 +202,31 @@ def byte_pairs(data):
     if end == 0:
         return None
     buf = np.frombuffer(data, dtype=np.uint8, count=end)
-    if _count(buf, np.greater, 126):
-        return None
-    return _fixed_width_pairs(data, buf) or _id_column_pairs(data, buf) or _blank_pairs(buf)
+    found = _fixed_width_pairs(data, buf) or _id_column_pairs(data, buf)
+    if found is None and not np.count_nonzero(buf > 127):
+        found = _blank_pairs(buf)
+    return found
 
 
-#: Bytes per block where a whole file is compared with a constant: small temporaries
-#: are reused from one block to the next, where a file-sized one costs fresh pages.
+#: Bytes per block of a pass over a whole file: a block's temporaries are reused by the
+#: next block, where a file-sized one takes fresh pages (a page fault every 4 KB, which
+#: costs more than the comparisons made on it).
 _BLOCK = 1 << 16
 
 
-def _count(buf, compare, value):
-    """How many bytes of buf compare(byte, value) holds for, block by block."""
-    return sum(int(np.count_nonzero(compare(buf[i:i + _BLOCK], value))) for i in range(0, buf.size, _BLOCK))
+def _scan(buf, line_starts=False):
+    """(how many bytes of buf are below 33 or above 127, and with line_starts the start
+    of every line: 0 and each byte after a line feed), block by block."""
+    outside = 0
+    starts = [np.zeros(1, dtype=np.intp)]
+    signed = buf.view(np.int8)  # bytes above 127 are negative
+    for i in range(0, buf.size, _BLOCK):
+        outside += int(np.count_nonzero(signed[i:i + _BLOCK] < 33))
+        if line_starts:
+            found = np.flatnonzero(buf[i:i + _BLOCK] == 10)
+            found += i + 1
+            starts.append(found)
+    return outside, np.concatenate(starts) if line_starts else None
 
 
 def _blank_pairs(buf):
@@ -235,7 +293,7 @@ def _fixed_width_pairs(data, buf):
             return None
     if buf[(count - 1) * length + separator] not in (32, 9):
         return None
-    if _count(buf, np.less, 33) != count + (count - 1) * tail:  # no other blank
+    if _scan(buf)[0] != count + (count - 1) * tail:  # no other blank, nothing but ASCII
         return None
     return Pairs(buf, count, line=length, id_width=separator, tail=tail)
 
@@ -250,29 +308,30 @@ def _all_in(column, accepted):
 def _id_column_pairs(data, buf):
     """byte_pairs' answer when every line has its separator in the first line's
     column (first fields of one width, second fields of any: the reference's labels 1,
-    0 and -1), proved from the positions of the line feeds: each line holds a blank
-    at that column and a field after it, every line ends as the first does, and the
-    file holds no other byte below 33. None otherwise (the general pass then decides).
-    buf: the bytes without BOM and trailing blank lines."""
+    0 and -1), proved from the positions of the line feeds: each line is long enough
+    to hold a blank at that column and a field after it, every line ends as the first
+    does, and the file holds no other byte below 33. None otherwise (the general pass
+    then decides). buf: the bytes without BOM and trailing blank lines."""
     first = _first_line(data, buf.size)
     if first is None:
         return None
     _, tail, separator = first
-    newlines = np.concatenate([np.flatnonzero(buf[i:i + _BLOCK] == 10) + i for i in range(0, buf.size, _BLOCK)])
-    count = newlines.size + 1
-    starts = np.empty(count, dtype=np.int64)
-    starts[0] = 0
-    np.add(newlines, 1, out=starts[1:])
-    ends = np.empty(count, dtype=np.int64)
-    ends[-1] = buf.size
-    np.subtract(newlines, tail - 1, out=ends[:-1])
-    if int((ends - starts).min()) < separator + 2:  # the separator inside each line, a field after it
+    outside, starts = _scan(buf, line_starts=True)
+    count = starts.size
+    if outside != count + (count - 1) * tail:  # nothing but ASCII, and as many blanks as claimed
         return None
-    if not _all_in(buf[separator:][starts], (32, 9)) or (tail == 2 and not _all_in(buf[ends[:-1]], (13,))):
+    lengths = np.empty(count, dtype=np.intp)  # each line's, without its line end
+    lengths[-1] = buf.size - starts[-1]
+    np.subtract(starts[1:], starts[:-1], out=lengths[:-1])
+    lengths[:-1] -= tail
+    if int(lengths.min()) < separator + 2:
         return None
-    if _count(buf, np.less, 33) != count + (count - 1) * tail:  # no other blank
+    if tail == 2 and not _all_in(buf[starts[1:] - 2], (13,)):
         return None
-    return Pairs(buf, count, id_width=separator, tail=tail, starts=starts, ends=ends)
+    pairs = Pairs(buf, count, id_width=separator, tail=tail, starts=starts, lengths=lengths)
+    # The claimed blanks, each in its line: separators at one column and line ends; the
+    # count above then leaves no other blank.
+    return pairs if _all_in(pairs.byte_column(separator), (32, 9)) else None
 
 
 def id_rows(pairs):
@@ -283,45 +342,17 @@ def id_rows(pairs):
         width = int(widths.max())
     if width > _WIDEST_ID:
         return None
-    words = _words(pairs, (width + 7) // 8)
+    rows = [pairs.word(j, keep=False) for j in range((width + 7) // 8)]
     if widths is not None:
-        for j in range(words.shape[0]):
-            words[j] &= _LOW_BYTES[np.clip(widths - 8 * j, 0, 8)]
-    elif width % 8:  # the last word holds the id's last bytes, then the bytes after it
-        words[-1] &= _LOW_BYTES[width % 8]
-    return IdRows(words)
+        for j, row in enumerate(rows):
+            row &= _LOW_BYTES[np.clip(widths - 8 * j, 0, 8)]
+    elif width % 8:  # the last row holds the ids' last bytes, then the bytes after them
+        rows[-1] &= _LOW_BYTES[width % 8]
+    return IdRows(rows)
 
 
 #: _LOW_BYTES[k]: the mask of a little-endian word's first k bytes.
 _LOW_BYTES = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
-
-
-def _words(pairs, count):
-    """The (count, lines) uint64 matrix whose row j holds the little-endian word at
-    byte 8 j of every line; bytes past the file's end read as 0."""
-    buf, lines, line = pairs.buf, pairs.count, pairs.line
-    words = np.empty((count, lines), dtype=np.uint64)
-    reach = buf.size - 8 * count  # a line starting at most here has all its words in the file
-    if line:
-        fit = min(lines, reach // line + 1) if reach >= 0 else 0
-        for j in range(count if fit else 0):
-            words[j, :fit] = np.ndarray(buffer=buf, dtype="<u8", offset=8 * j, shape=(fit,), strides=(line,))
-        starts = None
-    else:
-        starts = pairs.starts
-        fit = lines if int(starts[-1]) <= reach else int(np.searchsorted(starts, reach, "right"))
-        for j in range(count if fit else 0):  # gathered from a view holding a word at every byte
-            words[j, :fit] = np.ndarray(buffer=buf, dtype="<u8", offset=8 * j, shape=(buf.size - 7 - 8 * j,),
-                                        strides=(1,))[starts[:fit]]
-    if fit < lines:  # the last lines: from a copy of their bytes followed by zeros
-        first = fit * line if line else int(starts[fit])
-        tail = np.zeros(buf.size - first + 8 * count, dtype=np.uint8)
-        tail[:buf.size - first] = buf[first:]
-        offsets = np.arange(lines - fit) * line if line else starts[fit:] - first
-        for j in range(count):
-            words[j, fit:] = np.ndarray(buffer=tail, dtype="<u8", offset=8 * j, shape=(tail.size - 7 - 8 * j,),
-                                        strides=(1,))[offsets]
-    return words
 
 
 def split_pairs(data, shown, error):
@@ -413,34 +444,23 @@ def _read_labels_fast(data):
     """(IdRows, positive mask) of a reference file on the fast path, else (None, None)
     (the text path then reads it and names any bad line)."""
     pairs = byte_pairs(data)
-    ids = None if pairs is None else id_rows(pairs)
-    if ids is None or pairs.widest_second() > 2:
+    if pairs is None:
         return None, None
-    # Each label's last two bytes as one little-endian 16-bit number: the separator then
-    # 0 or 1 for a label of one character, + or - then 1 for one of two.
-    buf = pairs.buf
-    if pairs.line:
-        two = np.ndarray(buffer=buf, dtype="<u2", offset=pairs.line - pairs.tail - 2, shape=(pairs.count,),
-                         strides=(pairs.line,))
+    # A label's first two bytes: 0 or 1 alone, or + or - then 1.
+    if pairs.id_width:  # one column of separators: two columns of bytes after it
+        first, second = pairs.byte_column(pairs.id_width + 1), pairs.byte_column(pairs.id_width + 2)
     else:
-        two = np.ndarray(buffer=buf, dtype="<u2", shape=(buf.size - 1,), strides=(1,))[pairs.ends - 2]
-    label = _LABEL_CODES[two]
-    if not label.all():
+        after = pairs.separators + 1
+        first, second = pairs.buf[after], pairs.buf.take(np.minimum(after + 1, pairs.buf.size - 1))
+    widths = pairs.second_widths()
+    one, two = widths == 1, widths == 2
+    positive = first == 49
+    sign = first == 43
+    valid = one & (positive | (first == 48)) | two & (sign | (first == 45)) & (second == 49)
+    ids = id_rows(pairs)  # after the byte columns: it takes the words they were read from
+    if ids is None or not np.all(valid):
         return None, None
-    return ids, label == 2
-
-
-def _label_codes():
-    """_LABEL_CODES[b0 + 256 b1]: 2 where the bytes b0 b1 end a positive label, 1 a
-    negative one, 0 neither (the separator is the blank before a one-character label)."""
-    codes = np.zeros(1 << 16, dtype=np.uint8)
-    for before, last, code in ((b" \t", b"1", 2), (b" \t", b"0", 1), (b"+", b"1", 2), (b"-", b"1", 1)):
-        for b in bytearray(before):
-            codes[b + 256 * bytearray(last)[0]] = code
-    return codes
-
-
-_LABEL_CODES = _label_codes()
+    return ids, one & positive | two & sign
 
 
 def _positive_mask(texts, lines, shown):
@@ -614,12 +634,12 @@ _PRIME = np.uint64(1099511628211)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _row_keys(words):
-    """A 64-bit key of each row of words: the word itself for ids of up to 8 bytes (two
-    ids share a key only if they are equal), else a hash (wrapping arithmetic, as FNV's
+def _row_keys(rows):
+    """A 64-bit key of each id: its one word for ids of up to 8 bytes (two ids share a
+    key only if they are equal), else a hash of its words (wrapping arithmetic, as FNV's
     multiplier)."""
-    keys = words[0].copy()
-    for row in words[1:]:
+    keys = rows[0].copy()
+    for row in rows[1:]:
         keys *= _PRIME
         keys ^= row
     return keys
@@ -636,7 +656,7 @@ def _hash_table(category):
     if "table" not in category.lookup:
         found = None
         if isinstance(category.ids, IdRows):
-            keys = _row_keys(category.ids.words)
+            keys = _row_keys(category.ids.rows)
             ordered = np.sort(keys)
             if not (ordered[1:] == ordered[:-1]).any():
                 bits = max(keys.size - 1, 1).bit_length() + 2
@@ -667,26 +687,25 @@ def _match_rows(ids, category):
     reference = _hash_table(category)
     if reference is None or not isinstance(ids, IdRows):
         return None
-    ref_words, words = category.ids.words, ids.words
-    if words.shape[0] > ref_words.shape[0]:
+    ref_rows, rows = category.ids.rows, ids.rows
+    if len(rows) > len(ref_rows):
         return None
-    if words.shape[0] < ref_words.shape[0]:  # pad to the reference's width, as its shorter ids are
-        padded = np.zeros((ref_words.shape[0], words.shape[1]), dtype=np.uint64)
-        padded[:words.shape[0]] = words
-        words = padded
+    rows += (np.zeros(len(ids), dtype=np.uint64),) * (len(ref_rows) - len(rows))  # NUL, as shorter ids are padded
     ref_keys, table, bits = reference
-    keys = _row_keys(words)
+    keys = _row_keys(rows)
     slot = _slots(keys, bits)
     index = table[slot]
+    # A key found at its slot is a reference id's; a free slot (-1) ends the search for
+    # an unknown id, whose key differs from every reference key (the last one too).
     todo = np.flatnonzero(ref_keys[index] != keys)
-    while todo.size:  # the next slot, until the key or a free slot (an unknown id)
+    while todo.size:  # the next slot, until the key or a free slot
         if (index[todo] < 0).any():
             return None
         slot[todo] = (slot[todo] + 1) & (table.size - 1)
         index[todo] = table[slot[todo]]
         todo = todo[ref_keys[index[todo]] != keys[todo]]
-    if len(ref_words) > 1 and not all(np.array_equal(r.take(index), w) for r, w in zip(ref_words, words)):
-        return None  # (ids of one word are their own keys)
+    if len(ref_rows) > 1 and not all(np.array_equal(ref.take(index), row) for ref, row in zip(ref_rows, rows)):
+        return None  # (an id of one word is its own key)
     return index
 
 
