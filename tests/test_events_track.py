@@ -451,6 +451,26 @@ def test_floats_hand_cases():
             floats(bad)
 
 
+def test_one_submitted_order_for_every_category(tmp_path):
+    # Three categories, their files in one order that is not the reference's (matched
+    # once, then reused), and a fourth with one image missing (missing: last).
+    images, order = ["a.jpg", "b.jpg", "c.jpg", "d.jpg"], ["d.jpg", "b.jpg", "a.jpg", "c.jpg"]
+    labels = {"La_Tomatina": "1001", "Holi_Festival": "0110", "Diwali": "1100", "Up_Helly_Aa": "0011"}
+    ref = {name + ".txt": "".join("%s %s\n" % (image, "1" if bit == "1" else "-1") for image, bit in zip(images, bits))
+           for name, bits in labels.items()}
+    scores = {"La_Tomatina": [0.4, 0.3, 0.2, 0.1], "Holi_Festival": [0.1, 0.2, 0.3, 0.4],
+              "Diwali": [0.5, 0.5, 0.25, 0.75], "Up_Helly_Aa": [0.9, 0.8, 0.7]}
+    res = {name + ".txt": "".join("%s %r\n" % pair for pair in zip(order, values)) for name, values in scores.items()}
+    run = run_scorer(phase(tmp_path, ref, res, "track: events\nmissing: last\n"), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    aps = []
+    for name, bits in labels.items():
+        confidence = dict(zip(order, scores[name]))
+        submitted = [confidence.get(image, float("-inf")) for image in images]
+        aps.append(trapezoid_ap([bit == "1" for bit in bits], submitted))
+    assert run.scores()["map"] == pytest.approx(float(np.mean(aps)), abs=1e-10)
+
+
 def test_labels_plus_and_minus_one(tmp_path):
     # +1 and 1 are positive, 0 and -1 negative: ranked + - + - -, AP = 5/6 (as RES above).
     ref = {"La_Tomatina.txt": "a.jpg +1\nb.jpg -1\nc.jpg 1\nd.jpg 0\ne.jpg -1\n"}

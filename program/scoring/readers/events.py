@@ -586,12 +586,17 @@ def read_confidences(path, shown, category, missing):
     n = len(category.ids)
     if ids == category.ids:
         return confidences, 0
-    matched = category.lookup.get("matched")
-    if matched is not None and ids == matched[0]:
-        index, counts = matched[1], matched[2]  # the same order as the previous file
+    matched = category.lookup.get("matched")  # (ids, index, counts, inverse permutation or None)
+    if matched is not None and ids == matched[0]:  # the same order as the previous file
+        if matched[3] is None and len(ids) == n:  # every id once (a repeated one is refused): a permutation
+            inverse = np.empty(n, dtype=np.intp)
+            inverse[matched[1]] = np.arange(n)
+            matched = category.lookup["matched"] = matched[:3] + (inverse,)
     else:
-        index, counts = _match_ids(ids, lines, shown, category)
-        category.lookup["matched"] = (ids, index, counts)
+        matched = category.lookup["matched"] = (ids,) + _match_ids(ids, lines, shown, category) + (None,)
+    _, index, counts, inverse = matched
+    if inverse is not None:
+        return confidences.take(inverse), 0
     aligned = np.full(n, -np.inf)
     aligned[index] = confidences
     absent = int(np.count_nonzero(counts == 0))
