@@ -597,9 +597,9 @@ def read_confidences(path, shown, category, missing):
     _, index, counts, inverse = matched
     if inverse is not None:
         return confidences.take(inverse), 0
-    aligned = np.full(n, -np.inf)
+    absent = n - len(ids)  # a repeated id is refused: the others are each once
+    aligned = np.empty(n) if absent == 0 else np.full(n, -np.inf)
     aligned[index] = confidences
-    absent = int(np.count_nonzero(counts == 0))
     if absent and missing == "error":
         examples = [category.ids[j] for j in np.flatnonzero(counts == 0)[:3]]
         raise SubmissionError("%s lacks %d of the %d images of category %s, e.g. %s; list every image with a "
@@ -699,7 +699,7 @@ def _match_rows(ids, category):
     ref_keys, table, bits = reference
     keys = _row_keys(rows)
     slot = _slots(keys, bits)
-    index = table[slot]
+    index = table[slot].astype(np.intp)  # (the table holds int32, half the size for the cache)
     # A key found at its slot is a reference id's; a free slot (-1) ends the search for
     # an unknown id, whose key differs from every reference key (the last one too).
     todo = np.flatnonzero(ref_keys[index] != keys)
