@@ -274,9 +274,9 @@ def _first_line(data, size):
 def _fixed_width_pairs(data, buf):
     """byte_pairs' answer when every line has one length and its separator in one
     column (what a program printing fixed-width fields writes), proved on the (lines,
-    length) matrix of the bytes: its blanks (bytes below 33) are exactly the separator
-    column and the line end's column(s). None otherwise (the next proof then decides).
-    buf: the bytes without BOM and trailing blank lines."""
+    length) matrix of the bytes: its bytes below 33 or above 127 are exactly the
+    separator column and the line end's column(s). None otherwise (the next proof then
+    decides). buf: the bytes without BOM and trailing blank lines."""
     first = _first_line(data, buf.size)
     if first is None:
         return None
@@ -287,15 +287,17 @@ def _fixed_width_pairs(data, buf):
     # Cheap refusals first: the last line's start, and a line end halfway.
     if data.rfind(b"\n", 0, buf.size) != buf.size - (length - tail) - 1 or data[count // 2 * length - 1] != 10:
         return None
-    grid = buf[:(count - 1) * length].reshape(count - 1, length)  # every line but the last
-    for column, accepted in ((separator, (32, 9)), (length - 1, (10,)), (length - 2, (13,) if tail == 2 else ())):
-        if accepted and not _all_in(grid[:, column], accepted):
-            return None
-    if buf[(count - 1) * length + separator] not in (32, 9):
+    pairs = Pairs(buf, count, line=length, id_width=separator, tail=tail)
+    # The columns read from the lines' words (ids need most of them): a separator in
+    # every line, a line end in every line but the last (which has none).
+    if not _all_in(pairs.byte_column(separator), (32, 9)):
         return None
+    for column, end in ((length - 1, 10), (length - 2, 13 if tail == 2 else None)):
+        if end is not None and not (pairs.byte_column(column)[:-1] == end).all():
+            return None
     if _scan(buf)[0] != count + (count - 1) * tail:  # no other blank, nothing but ASCII
         return None
-    return Pairs(buf, count, line=length, id_width=separator, tail=tail)
+    return pairs
 
 
 def _all_in(column, accepted):
