@@ -27,7 +27,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .metrics.ranking import area_under_envelope, curve, ranked_counts
+from .metrics.ranking import area_from_counts, ranked_counts
 
 
 class Ratio(object):
@@ -262,9 +262,7 @@ def _ap_values(view, statistic, weights, h, start, end):
     if weights is None:
         key = ("average_precision", statistic.label, statistic.confidence, h)
         if key not in view.memo:
-            true_positives, counts = ranking_counts(view, statistic, h)
-            recall, _, envelope = curve(true_positives, counts, int(true_positives[-1]))
-            view.memo[key] = area_under_envelope(recall, envelope)
+            view.memo[key] = area_from_counts(*ranking_counts(view, statistic, h))
         return np.array([view.memo[key]])
     labels = view.columns[statistic.label][start:end]
     confidence = view.columns[statistic.confidence][start:end]

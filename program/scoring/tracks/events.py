@@ -6,6 +6,7 @@ SPEC section 5; seeds/events-track-evaluation.txt.
 """
 
 import io
+import math
 
 import numpy as np
 
@@ -146,16 +147,40 @@ def hardest_images(rows):
     table = []
     for row in rows:
         category, scores = row["category"], row["scores"]
+        positive_scores = np.sort(scores[category.positive])
         for label, members, sign in ((1, category.positive, 1.0), (0, ~category.positive, -1.0)):
             members = np.flatnonzero(members)
             if members.shape[0] > HARDEST:  # lowest positives, highest negatives
                 members = members[np.argpartition(sign * scores[members], HARDEST - 1)[:HARDEST]]
             members = members[np.lexsort((members, sign * scores[members]))]
-            ranks = 1 + np.count_nonzero(scores[None, :] > scores[members][:, None], axis=1)
-            for i, rank in zip(members.tolist(), ranks.tolist()):
-                shown = "%.10g" % scores[i] if np.isfinite(scores[i]) else "not submitted"
+            values = scores[members]
+            ranks = 1 + images_above(positive_scores, row["counts"], values, label)
+            for i, value, rank in zip(members.tolist(), values.tolist(), ranks.tolist()):
+                shown = "%.10g" % value if math.isfinite(value) else "not submitted"
                 table.append([category.name, category.ids[i], label, shown, rank])
     return table
+
+
+def images_above(positive_scores, counts, values, label):
+    """How many images of a category have a strictly higher confidence than each of
+    `values`, the confidences of its lowest positives (label 1) or highest negatives
+    (label 0), without a pass over the category's images for each: from its positives'
+    confidences (sorted) and its operating points (counts: ranked_counts' true positives
+    and items at each point, from the highest confidence down).
+
+    The point of a positive of confidence s is the first whose true positives reach the
+    number of positives at or above s; the images above s are the items of the point
+    before it. The images above one of the highest negatives are the positives above it
+    and, of the negatives, only others of the highest (a negative above one of them is
+    one of them).
+    """
+    true_positives, items = counts
+    if label == 1:
+        reached = positive_scores.shape[0] - np.searchsorted(positive_scores, values)  # positives >= s
+        point = np.searchsorted(true_positives, reached)
+        return np.where(point > 0, items[np.maximum(point - 1, 0)], 0)
+    positives_above = positive_scores.shape[0] - np.searchsorted(positive_scores, values, side="right")
+    return positives_above + np.count_nonzero(values[None, :] > values[:, None], axis=1)
 
 
 def csv_bytes(columns, table):
