@@ -120,6 +120,8 @@ class ItemView(object):
                  decision=None, truth=None, unit="item"):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
+        ends = np.cumsum(self.sizes)
+        self.bounds = list(zip((ends - self.sizes).tolist(), ends.tolist()))  # (start, end) of each stratum
         self.items = items if isinstance(items, (list, StrataItems)) else list(items)
         self.block = np.asarray(block if block is not None else self.stratum)
         if self.block.dtype.kind != "i":  # any signed integer type is kept (32 bits are enough for events)
@@ -138,10 +140,6 @@ class ItemView(object):
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
 
-    @property
-    def bounds(self):
-        ends = np.cumsum(self.sizes)
-        return list(zip((ends - self.sizes).tolist(), ends.tolist()))
 
     def ranked(self):
         return [k for k, s in self.scores.items() if s.ranked]

@@ -149,9 +149,9 @@ def hardest_images(rows):
     table = []
     for row in rows:
         category, scores = row["category"], row["scores"]
-        positive_scores = np.sort(scores[category.positive])
-        for label, members, sign in ((1, category.positive, 1.0), (0, ~category.positive, -1.0)):
-            members = np.flatnonzero(members)
+        positives = np.flatnonzero(category.positive)
+        positive_scores = np.sort(scores[positives])
+        for label, members, sign in ((1, positives, 1.0), (0, np.flatnonzero(~category.positive), -1.0)):
             if members.shape[0] > HARDEST:  # lowest positives, highest negatives
                 members = members[np.argpartition(sign * scores[members], HARDEST - 1)[:HARDEST]]
             members = members[np.lexsort((members, sign * scores[members]))]
