@@ -9,7 +9,7 @@ import argparse
 import sys
 import traceback
 
-from . import memory, platform
+from . import platform
 from .errors import ScoringError
 from .log import Log
 from .report import format_score, write_failure_page
@@ -50,7 +50,6 @@ def main(argv=None):
     parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     args = parser.parse_args(argv)
-    memory.keep_freed_memory()
     v15 = platform.is_v15_worker(args.output)
     log = Log()
     status, scores = guarded(
