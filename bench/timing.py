@@ -5,11 +5,14 @@ import sys
 import time
 
 # A fresh intermediate process runs the measured one, so that RUSAGE_CHILDREN's peak
-# is that of the measured process alone.
+# is that of the measured process alone; it also times the measured process (from its
+# start to its exit), so that the intermediate's own start-up is not counted.
 _PEAK_WRAPPER = (
-    "import resource, subprocess, sys\n"
+    "import resource, subprocess, sys, time\n"
+    "start = time.perf_counter()\n"
     "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+    "elapsed = time.perf_counter() - start\n"
+    "print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
 )
 
 
@@ -33,10 +36,9 @@ def run_python(args, repeat=1, python=None):
     python = python or sys.executable
     best, peak = None, 0
     for _ in range(repeat):
-        start = time.perf_counter()
         out = subprocess.run([python, "-c", _PEAK_WRAPPER, python] + args,
                              check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
-        elapsed = time.perf_counter() - start
-        best = elapsed if best is None else min(best, elapsed)
-        peak = max(peak, int(out.strip().splitlines()[-1]))
+        elapsed, used = out.strip().splitlines()[-1].split()
+        best = float(elapsed) if best is None else min(best, float(elapsed))
+        peak = max(peak, int(used))
     return best, peak
