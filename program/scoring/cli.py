@@ -41,6 +41,21 @@ def guarded(action, debug, internal_message, memory_message=None, on_failure=Non
     return status, None
 
 
+def keep_freed_memory():
+    """Ask the C library's allocator (glibc) to keep freed memory for reuse: arrays below
+    32 MB come from its heap, which is given back to the system only when more than
+    128 MB of it is free. By default each array above 128 KB is mapped afresh and its
+    pages faulted in one by one (the events phase: 62,000 page faults, 0.1 to 0.2 s of
+    system time; 16,000 so). Elsewhere (no mallopt) nothing changes."""
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ImportError, OSError, AttributeError, TypeError):
+        return
+    mallopt(-3, 32 * 2 ** 20)  # M_MMAP_THRESHOLD
+    mallopt(-1, 128 * 2 ** 20)  # M_TRIM_THRESHOLD
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="evaluate.py",
@@ -50,6 +65,7 @@ def main(argv=None):
     parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     args = parser.parse_args(argv)
+    keep_freed_memory()
     v15 = platform.is_v15_worker(args.output)
     log = Log()
     status, scores = guarded(
