@@ -153,7 +153,7 @@ def hardest_images(rows):
         positive_scores = np.sort(scores[positives])
         for label, members, sign in ((1, positives, 1.0), (0, np.flatnonzero(~category.positive), -1.0)):
             if members.shape[0] > HARDEST:  # lowest positives, highest negatives
-                members = members[np.argpartition(sign * scores[members], HARDEST - 1)[:HARDEST]]
+                members = first_in_order(members, sign * scores[members])
             members = members[np.lexsort((members, sign * scores[members]))]
             values = scores[members]
             ranks = 1 + images_above(positive_scores, row["counts"], values, label)
@@ -161,6 +161,15 @@ def hardest_images(rows):
                 shown = "%.10g" % value if math.isfinite(value) else "not submitted"
                 table.append([category.name, category.ids[i], label, shown, rank])
     return table
+
+
+def first_in_order(members, keys):
+    """The HARDEST members of lowest key, ties at the boundary going to the lowest
+    members (file order): the first HARDEST of the order by (key, member), which
+    argpartition alone leaves to the numpy version. members: increasing."""
+    boundary = keys[np.argpartition(keys, HARDEST - 1)[HARDEST - 1]]
+    below = members[keys < boundary]
+    return np.concatenate((below, members[keys == boundary][:HARDEST - below.shape[0]]))
 
 
 def images_above(positive_scores, counts, values, label):
