@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scoring.metrics.ranking import average_precision, operating_points
+from scoring.metrics.ranking import average_precision, operating_points, ranked_counts
 
 
 def voc2010_ap(y_true, scores):
@@ -179,3 +179,50 @@ def test_perfect_ranking_is_one_and_bounds(case):
     assert average_precision(y, y * 2.0 + s * 0.01) == pytest.approx(1.0, abs=1e-15)
     ap = average_precision(y, s)
     assert np.count_nonzero(y) / y.shape[0] - 1e-12 <= ap <= 1.0 + 1e-12
+
+
+# ---------------------------------------------------------------- the sort-based route
+
+confidences = st.one_of(st.integers(0, 5).map(float), st.sampled_from([-np.inf, -0.0, 0.0, 0.25, 1e300]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 50).flatmap(lambda n: st.tuples(st.lists(st.booleans(), min_size=n, max_size=n),
+                                                         st.lists(confidences, min_size=n, max_size=n))))
+def test_ranked_counts_count_each_operating_point(case):
+    # ranked_counts places each positive by a binary search in the sorted confidences;
+    # here, from the definition: at each distinct confidence v, from the highest down,
+    # the positives and the items with a confidence >= v (-0.0 and 0.0 are one value).
+    labels, levels = case
+    y, s = np.array(labels, dtype=bool), np.array(levels, dtype=float)
+    distinct = sorted(set(levels), reverse=True)
+    true_positives, counts = ranked_counts(y, s)
+    assert true_positives.tolist() == [int(np.count_nonzero(y & (s >= v))) for v in distinct]
+    assert counts.tolist() == [int(np.count_nonzero(s >= v)) for v in distinct]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 50).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n).filter(any), st.lists(confidences, min_size=n, max_size=n))))
+def test_ap_is_the_trapezoid_sum_over_every_point_bit_for_bit(case):
+    # average_precision computes only the terms of the points that add a positive; the sum
+    # over all points (zeros included, in the same order) must give the same float.
+    labels, levels = case
+    y, s = np.array(labels, dtype=bool), np.array(levels, dtype=float)
+    recall, _, envelope, _ = operating_points(y, s)
+    r = np.concatenate(([0.0], recall))
+    p = np.concatenate((envelope[:1], envelope))
+    assert average_precision(y, s) == float(np.sum((r[1:] - r[:-1]) * (p[1:] + p[:-1])) / 2.0)
+
+
+def test_ap_bit_for_bit_on_large_rankings_with_ties():
+    rng = np.random.RandomState(11)
+    for n in (3000, 40000):
+        y = rng.rand(n) < 0.02
+        s = np.round(rng.rand(n) + y * 0.2, 3)
+        s[rng.rand(n) < 0.01] = -np.inf
+        recall, _, envelope, _ = operating_points(y, s)
+        r = np.concatenate(([0.0], recall))
+        p = np.concatenate((envelope[:1], envelope))
+        assert average_precision(y, s) == float(np.sum((r[1:] - r[:-1]) * (p[1:] + p[:-1])) / 2.0)
+

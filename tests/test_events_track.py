@@ -11,8 +11,10 @@ from conftest import ROOT, assert_clean_failure, run_scorer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring.errors import SubmissionError
-from scoring.readers.events import _split_pairs_by_line, line_number, near_name, split_pairs
+from scoring.metrics.ranking import ranked_counts
+from scoring.readers.events import Category, _split_pairs_by_line, line_number, near_name, split_pairs
 from scoring.readers.text import floats
+from scoring.tracks.events import HARDEST, hardest_images
 
 SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")
 SAMPLE_RES = os.path.join(ROOT, "input", "res", "events")
@@ -512,3 +514,30 @@ def test_id_rows_match_as_the_dictionary_does(monkeypatch, width):
     repeated = shuffled[:5] + [shuffled[0]] + shuffled[6:]
     with pytest.raises(SubmissionError, match="f line 6 repeats the image %s" % shuffled[0]):
         reader._match_ids(id_rows(repeated), None, "f", category)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.lists(st.booleans(), min_size=n, max_size=n).filter(any),
+    st.lists(st.one_of(st.integers(0, 4).map(float), st.just(-np.inf)), min_size=n, max_size=n))))
+def test_hardest_images_ranks_from_the_definition(case):
+    # hardest_images counts the images above each listed one from the operating points;
+    # here rank = 1 + the images of a strictly higher confidence, counted one by one.
+    labels, levels = case
+    positive, scores = np.array(labels, dtype=bool), np.array(levels, dtype=float)
+    ids = ["i%d" % i for i in range(len(labels))]
+    category = Category("C", ids, positive)
+    table = hardest_images([{"category": category, "scores": scores, "counts": ranked_counts(positive, scores)}])
+    for kind in (0, 1):
+        members = [i for i in range(len(labels)) if labels[i] == kind]
+        # The lowest positives and highest negatives, ties in file order, whatever numpy's
+        # partition does with ties: the first HARDEST by (confidence, file order), listed so.
+        sign = 1.0 if kind else -1.0
+        expected = sorted(members, key=lambda i: (sign * scores[i], i))[:HARDEST]
+        assert [ids.index(row[1]) for row in table if row[2] == kind] == expected
+    for _, image, label, shown, rank in table:
+        i = ids.index(image)
+        assert label == int(labels[i])
+        assert rank == 1 + int(np.count_nonzero(scores > scores[i]))
+        assert shown == ("%.10g" % scores[i] if np.isfinite(scores[i]) else "not submitted")
+

@@ -7,6 +7,8 @@ and any Pillow that does not decode into the array).
 """
 
 import os
+import struct
+import zlib
 
 import numpy as np
 import pytest
@@ -156,6 +158,54 @@ def test_direct_decoding_is_taken_for_its_modes(tmp_path):
         opened = Image.open(os.path.join(str(tmp_path), "M", "d.png"))
         pixels = reader._load_pixels(opened, "M/d.png", SubmissionError, "test")
         assert pixels is not None and pixels.shape == (3, 5), mode
+
+
+def test_binary_ground_truth_is_decoded_packed(tmp_path):
+    # The benchmark's ground truth: a 1-bit PNG decodes on this Pillow as packed bytes.
+    save(tmp_path, Image.new("1", (13, 3), 1), "b.png")
+    opened = Image.open(os.path.join(str(tmp_path), "M", "b.png"))
+    assert reader._packed_png(opened)
+    bits = reader._load_bits(opened, "M/b.png", SubmissionError)
+    assert bits is not None and bits.shape == (3, 3)
+    assert (bits == [[255, 0xF8, 0]] * 3).all()  # 13 pixels, the padding bits and the zero byte after
+
+
+def binary_png(rows, width):
+    """A 1-bit grey PNG written by hand: rows of packed bytes, unfiltered, as given (padding
+    bits included, which PNG leaves unspecified)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + bytes(bytearray(row)) for row in rows)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, len(rows), 1, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("width", [5, 8, 16, 21])
+def test_binary_ground_truth_with_padding_bits_set(tmp_path, path, width):
+    rng = np.random.RandomState(width)
+    size = -(-width // 8)
+    rows = rng.randint(0, 256, size=(6, size))
+    rows[0] = 255  # every pixel and every padding bit set
+    rows[1] = 0
+    os.makedirs(os.path.join(str(tmp_path), "M"))
+    with open(os.path.join(str(tmp_path), "M", "g.png"), "wb") as stream:
+        stream.write(binary_png(rows.tolist(), width))
+    mask = reader.read_ground_truth(Folder(tmp_path), reader.Page("M", "g", "g.png"))
+    pixels = np.unpackbits(rows.astype(np.uint8), axis=1)[:, :width]  # PNG: the first pixel in the high bit
+    assert as_lists(mask) == expected_runs(pixels.astype(np.int64))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 25), st.data())
+def test_runs_of_packed_bits(height, width, data):
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=height * width, max_size=height * width)))
+    mask = mask.reshape(height, width)
+    extra = data.draw(st.integers(1, 3))  # zero bytes after each row: at least one
+    rows = np.zeros((height, -(-width // 8) + extra), dtype=np.uint8)
+    packed = np.packbits(mask, axis=1)
+    rows[:, :packed.shape[1]] = packed
+    assert as_lists(runs.encode_bits(rows, width)) == expected_runs(mask.astype(np.int64))
 
 
 def test_encode_merges_equal_keys_and_drops_the_background():

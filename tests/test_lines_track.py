@@ -286,7 +286,7 @@ FREED_SCRIPT = """
 import resource, sys
 sys.path.insert(0, %r)
 import numpy as np
-from scoring.tracks import lines
+from scoring import memory
 
 def faults_of_a_page():
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -295,7 +295,7 @@ def faults_of_a_page():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 faults_of_a_page()
-lines._keep_freed_memory()
+memory.keep_freed_memory()
 faults_of_a_page()  # the first arrays after the setting are mapped once more
 print(faults_of_a_page())
 """
@@ -305,7 +305,7 @@ def test_page_sized_arrays_are_reused_after_the_first_page():
     # glibc gives freed page-sized blocks back to the system (unmapped, or trimmed from the
     # heap's top), so each page's arrays were mapped anew, one fault per page of memory
     # touched (about 1,000 for these three here, 7,680 pages of 4 KB); after
-    # _keep_freed_memory the next page's arrays reuse the same memory.
+    # keep_freed_memory the next page's arrays reuse the same memory.
     import subprocess
     import sys
     if not hasattr(os, "confstr") or not os.confstr("CS_GNU_LIBC_VERSION"):

@@ -10,8 +10,9 @@ all the meta-evaluation knows of a track: it never names one.
              within manuscripts, images within categories): a list, or StrataItems (one
              list per stratum); `stratum` gives each item's stratum, `block` its
              resampling block (items are drawn within blocks).
-  columns    name -> (n,) float array of per-item terms; `reference_columns` are the
-             terms that are the same for every submission (labels, "one", ...).
+  columns    name -> (n,) float array of per-item terms (booleans are taken as 0 and 1,
+             and written to the view's file as the bytes they are); `reference_columns`
+             are the terms that are the same for every submission (labels, "one", ...).
   scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
              mean over the strata (stratum None) or the value of one stratum.
 
@@ -27,7 +28,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .metrics.ranking import area_under_envelope, curve, ranked_counts
+from .metrics.ranking import area_from_counts, ranked_counts
 
 
 class Ratio(object):
@@ -119,11 +120,15 @@ class ItemView(object):
                  decision=None, truth=None, unit="item"):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
+        ends = np.cumsum(self.sizes)
+        self.bounds = list(zip((ends - self.sizes).tolist(), ends.tolist()))  # (start, end) of each stratum
         self.items = items if isinstance(items, (list, StrataItems)) else list(items)
         self.block = np.asarray(block if block is not None else self.stratum)
         if self.block.dtype.kind != "i":  # any signed integer type is kept (32 bits are enough for events)
             self.block = self.block.astype(np.int64)
         self.columns = OrderedDict((k, np.asarray(v, dtype=np.float64)) for k, v in columns.items())
+        # Columns given as booleans, kept to be written as the bytes they are (0 and 1).
+        self.boolean = {k: v for k, v in columns.items() if getattr(v, "dtype", None) == np.bool_}
         self.scores = OrderedDict(scores)
         self.primary = primary
         self.reference_columns = list(reference_columns)
@@ -135,10 +140,6 @@ class ItemView(object):
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
 
-    @property
-    def bounds(self):
-        ends = np.cumsum(self.sizes)
-        return list(zip((ends - self.sizes).tolist(), ends.tolist()))
 
     def ranked(self):
         return [k for k, s in self.scores.items() if s.ranked]
@@ -182,8 +183,9 @@ class ItemView(object):
         arrays = [("spec", np.array(json.dumps(spec))), ("names", np.array(list(codes), dtype=np.str_)),
                   ("items", _narrow_integers(index)), ("starts", np.array(starts, dtype=np.int64)),
                   ("block", _narrow_integers(self.block))]
-        for i, values in enumerate(self.columns.values()):
-            arrays.append(("column%d" % i, _narrow_column(values)))
+        for i, (name, values) in enumerate(self.columns.items()):
+            given = self.boolean.get(name)
+            arrays.append(("column%d" % i, _narrow_column(values) if given is None else given.view(np.uint8)))
         with zipfile.ZipFile(stream, "w", compression=zipfile.ZIP_STORED) as archive:
             for name, value in arrays:
                 if not value.flags.c_contiguous:
@@ -224,18 +226,23 @@ def _narrow_integers(values):
     low, high = int(values.min()), int(values.max())
     for kind in (np.int8, np.int16, np.int32):
         if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
-            return values.astype(kind)
+            return values.astype(kind, copy=False)
     return values
 
 
 def _narrow_column(values):
     """A float64 column as uint8 when every value is an integer from 0 to 255 (labels,
-    counts of one), which float64 gives back bit for bit; else as it is."""
-    if values.size and 0 <= values.min() and values.max() <= 255:
-        small = values.astype(np.uint8)
-        if (small == values).all() and not np.signbit(values).any():  # no fraction, no -0.0
-            return small
+    counts of one), which float64 gives back bit for bit; else as it is. The first values
+    are checked first: a column of fractions shows it there, before a pass over all."""
+    if values.size and _small_integers(values[:4096]) and _small_integers(values):
+        return values.astype(np.uint8)
     return values
+
+
+def _small_integers(values):
+    if 0 <= values.min() and values.max() <= 255:
+        return bool((values.astype(np.uint8) == values).all()) and not np.signbit(values).any()  # no -0.0
+    return False
 
 
 def _ratio_values(view, statistic, weights, h, start, end):
@@ -262,9 +269,7 @@ def _ap_values(view, statistic, weights, h, start, end):
     if weights is None:
         key = ("average_precision", statistic.label, statistic.confidence, h)
         if key not in view.memo:
-            true_positives, counts = ranking_counts(view, statistic, h)
-            recall, _, envelope = curve(true_positives, counts, int(true_positives[-1]))
-            view.memo[key] = area_under_envelope(recall, envelope)
+            view.memo[key] = area_from_counts(*ranking_counts(view, statistic, h))
         return np.array([view.memo[key]])
     labels = view.columns[statistic.label][start:end]
     confidence = view.columns[statistic.confidence][start:end]

@@ -3,7 +3,7 @@
 import os
 from collections import OrderedDict
 
-from . import layout, report, views
+from . import layout, memory, report, views
 from .errors import ReferenceDataError
 from .options import boolean, parse_options
 from .result import TrackResult
@@ -68,6 +68,7 @@ def refuse_key_collisions(prepared):
 
 def score_submission(input_dir, log):
     """Score res/ against ref/: (scores in key order, results). Writes nothing."""
+    memory.keep_freed_memory()  # for evaluate.py, check_submission.py and compare.py alike
     prepared = prepare(input_dir, log)
     res_root = os.path.join(input_dir, "res")
     if os.path.isdir(res_root):

@@ -63,6 +63,31 @@ def encode(values, key=None):
     return Runs((height, width), start[line], start[line + 1], value[line].astype(np.int64))
 
 
+def encode_bits(rows, width):
+    """The Runs (value 1) of a packed mask: rows (height, bytes per row) of uint8, 8 pixels
+    a byte, the first in the high bit (numpy.packbits order); each row's bits from `width` on
+    are zero, and at least one of them follows its last pixel (bytes per row * 8 > width).
+
+    The runs are found on bytes, 8 pixels at a time: a bit of `edges` is set where a pixel
+    differs from the one before it in its row (the pixel before a row is 0), so a row's set
+    bits alternate between a run's first pixel and the pixel after its last.
+    """
+    height, size = rows.shape
+    edges = np.empty_like(rows)
+    edges[:, 0] = 0
+    np.left_shift(rows[:, :-1], 7, out=edges[:, 1:])  # the previous byte's last pixel
+    edges |= rows >> 1
+    edges ^= rows
+    flat = edges.reshape(-1)
+    nonzero = np.flatnonzero(flat)
+    bit = np.flatnonzero(np.unpackbits(flat[nonzero]))
+    byte = nonzero[bit >> 3]
+    row = byte // size
+    position = row * width + (byte - row * size) * 8 + (bit & 7)
+    start, stop = position[0::2], position[1::2]
+    return Runs((height, width), start, stop, np.ones(start.size, dtype=np.int64))
+
+
 #: numpy 1.x's np.repeat copies one element at a time (see paint).
 _BYTEWISE_REPEAT = int(np.__version__.split(".")[0]) < 2
 

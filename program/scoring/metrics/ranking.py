@@ -40,29 +40,52 @@ def operating_points(y_true, scores):
     distinct confidences, ordered from the highest confidence down; counts[i] is the
     number of items ranked at or above operating point i.
     """
+    true_positives, counts = ranked_counts(*_checked(y_true, scores))
+    recall, precision, envelope = curve(true_positives, counts, int(true_positives[-1]))
+    return recall, precision, envelope, counts.astype(np.int64)
+
+
+def _checked(y_true, scores):
     y_true = np.asarray(y_true, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
     if y_true.shape != scores.shape or y_true.ndim != 1:
         raise ValueError("y_true and scores must be 1-D arrays of the same length")
-    positives = int(np.count_nonzero(y_true))
-    if positives == 0:
+    if not y_true.any():
         raise ValueError("average precision is undefined without a positive item")
-    true_positives, counts = ranked_counts(y_true, scores)
-    recall, precision, envelope = curve(true_positives, counts, positives)
-    return recall, precision, envelope, counts.astype(np.int64)
+    return y_true, scores
 
 
 def ranked_counts(y_true, scores):
     """(true positives, items) ranked at or above each operating point, from the highest
     confidence down: two integer arrays (int32 below 2**31 items, a quarter of the
-    memory of the float curves they determine). y_true: (n,) booleans, scores: (n,)."""
-    order = np.argsort(scores)[::-1]  # one sort; the order inside a tie does not matter
-    ranked = scores[order]
-    # The last item of each run of equal confidences closes an operating point
-    # (compared with !=, not np.diff, so that runs of -inf are one point too).
-    ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-    kind = np.int32 if scores.shape[0] < 2 ** 31 else np.int64
-    return np.cumsum(y_true[order], dtype=kind)[ends], (ends + 1).astype(kind)
+    memory of the float curves they determine). y_true: (n,) booleans, scores: (n,).
+
+    One np.sort of the confidences (a plain sort of values, three times faster than an
+    argsort on numpy 2): the runs of equal values are the operating points, the items at
+    or above a point are counted from where its run starts, and each positive is placed
+    at its point by a binary search of its confidence; the true positives are then a
+    cumulative count over those few points.
+    """
+    ranked = np.sort(scores)  # ascending; a tie is a run of equal values
+    n = ranked.shape[0]
+    kind = np.int32 if n < 2 ** 31 else np.int64
+    # The last item of each run but the highest (compared with !=, not np.diff, so that
+    # runs of -inf are one point too).
+    ends = np.flatnonzero(ranked[1:] != ranked[:-1])
+    points = ends.shape[0] + 1
+    counts = np.empty(points, dtype=kind)
+    counts[-1] = n
+    np.subtract(n - 1, ends[::-1], out=counts[:-1], casting="unsafe")  # items above each run's start
+    # Each positive's point, counted from the highest confidence: where its run starts,
+    # then how many runs start below it (the positives' confidences sorted first, so that
+    # the searches walk the arrays in order, and the points come out grouped).
+    first = np.searchsorted(ranked, np.sort(scores[y_true]))
+    point = (points - 1) - np.searchsorted(ends, first)
+    hits = np.zeros(points, dtype=kind)
+    if point.shape[0]:
+        group = np.flatnonzero(np.concatenate(([True], point[1:] != point[:-1], [True])))
+        hits[point[group[:-1]]] = np.diff(group)  # the positives at each point
+    return np.cumsum(hits, out=hits), counts
 
 
 def curve(true_positives, counts, positives):
@@ -78,12 +101,34 @@ def curve(true_positives, counts, positives):
 def average_precision(y_true, scores):
     """AP of SPEC section 5: the trapezoidal rule over the monotone precision, from
     (0, p*_1) through every operating point (ties as one point). See the module text."""
-    recall, _, envelope, _ = operating_points(y_true, scores)
-    return area_under_envelope(recall, envelope)
+    return area_from_counts(*ranked_counts(*_checked(y_true, scores)))
 
 
-def area_under_envelope(recall, envelope):
-    """The trapezoidal rule over (0, p*_1), (r_1, p*_1), ..., (r_m, p*_m)."""
-    r = np.concatenate(([0.0], recall))
-    p = np.concatenate((envelope[:1], envelope))
-    return float(np.sum((r[1:] - r[:-1]) * (p[1:] + p[:-1])) / 2.0)
+def area_from_counts(true_positives, counts):
+    """The AP of the operating points of ranked_counts: the trapezoidal rule over
+    (0, p*_1), (r_1, p*_1), ..., (r_m, p*_m), bit for bit the sum
+
+        sum over i of (r_i - r_{i-1}) * (p*_{i-1} + p*_i), halved  (r_0 = 0, p*_0 = p*_1),
+
+    taken by np.sum over all m terms, computed only where it is not zero: at the points
+    that add a positive (r_i > r_{i-1}). There the envelope is the largest precision of
+    the points that add a positive at or after i (a point that adds none has a precision
+    below the point before it, as tp stays and the items grow), and before such a point
+    the larger of that and the point's own precision.
+    """
+    positives = int(true_positives[-1])
+    m = true_positives.shape[0]
+    adds = np.flatnonzero(true_positives[1:] != true_positives[:-1]) + 1
+    if true_positives[0] > 0:
+        adds = np.concatenate(([0], adds))
+    tp = true_positives[adds].astype(np.float64)
+    envelope = np.maximum.accumulate((tp / counts[adds])[::-1])[::-1]
+    before = np.maximum(adds - 1, 0)
+    tp_before = true_positives[before].astype(np.float64)
+    envelope_before = np.maximum(tp_before / counts[before], envelope)
+    recall_before = tp_before / positives
+    if adds[0] == 0:  # the curve starts at (0, p*_1)
+        envelope_before[0], recall_before[0] = envelope[0], 0.0
+    terms = np.zeros(m)
+    terms[adds] = (tp / positives - recall_before) * (envelope + envelope_before)
+    return float(np.sum(terms) / 2.0)

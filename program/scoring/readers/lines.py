@@ -176,6 +176,54 @@ def _load_pixels(image, shown, error, name):
     return array
 
 
+def _packed_png(image):
+    """Whether an opened image is a binary PNG (1 bit a pixel, not interlaced) that
+    _load_bits may decode."""
+    if image.format != "PNG" or image.mode != "1" or image.info.get("interlace") or len(image.tile) != 1:
+        return False
+    tile = image.tile[0]
+    return tile[0] == "zip" and tuple(tile[1]) == (0, 0) + tuple(image.size) and tile[3] in ("1", ("1",))
+
+
+def _load_bits(image, shown, error):
+    """The pixels of a binary PNG (_packed_png) as Pillow leaves them unpacked: rows of
+    bytes, 8 pixels each (numpy.packbits order), each row followed by a zero byte and its
+    bits past the image's width zeroed (runs.encode_bits' form); or None, if this Pillow
+    would not decode into that array (the image must then be opened again).
+
+    The PNG's rows are inflated and unfiltered as those of an 8-bit grey image a byte a
+    pixel: PNG filters work on bytes, a byte at a time for either, so the bytes are the
+    file's own. This skips Pillow's unpacking to a byte a pixel (and a pass over 8 times
+    as many bytes to find the runs)."""
+    width, height = image.size
+    size = -(-width // 8)
+    array = runs.scratch("ground truth bits", (height, size + 1), np.uint8)
+    core = _map(array, "L", (size, height))
+    if core is None:
+        return None
+    tile = image.tile[0]
+    try:
+        image.tile = [tile._replace(extents=(0, 0, size, height), args="L") if hasattr(tile, "_replace")
+                      else (tile[0], (0, 0, size, height), tile[2], "L")]
+        try:
+            image.mode = "L"
+        except AttributeError:  # Pillow 10 and later: a read-only property
+            image._mode = "L"
+        image._size = (size, height)
+        image.im = core
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if image.mode != "L" or image.size != (size, height):
+        return None
+    _load(image, shown, error)
+    if image.im is not core:
+        return None
+    array[:, size] = 0
+    if width % 8:
+        array[:, size - 1] &= (0xFF << (8 - width % 8)) & 0xFF
+    return array
+
+
 def _map(array, mode, size):
     """A Pillow image core of `mode` whose pixels are array's memory, or None."""
     stride = array.strides[0]
@@ -255,7 +303,16 @@ def read_ground_truth(track, page, official=False):
     twice where they are equal.
     """
     shown = track.ref_name(page.manuscript, page.filename)
-    image = _open(os.path.join(track.path, page.manuscript, page.filename), shown, ReferenceDataError)
+    path = os.path.join(track.path, page.manuscript, page.filename)
+    image = _open(path, shown, ReferenceDataError)
+    if _packed_png(image):
+        width = image.size[0]
+        bits = _load_bits(image, shown, ReferenceDataError)
+        if bits is not None:
+            # A binary mask reads the same through OpenCV's grey: the mask itself.
+            mask = runs.encode_bits(bits, width)
+            return (mask, mask) if official else mask
+        image = _open(path, shown, ReferenceDataError)  # afresh: the attempt changed its mode and size
     pixels = _load_pixels(image, shown, ReferenceDataError, "ground truth")
     # A binary or 8-bit grey mask reads the same through OpenCV's grey: the mask itself.
     if pixels is not None and image.mode in ("1", "L"):

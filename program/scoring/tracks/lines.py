@@ -142,7 +142,6 @@ def map_pages(function, jobs):
     except AttributeError:
         workers = os.cpu_count() or 1
     workers = min(workers, 4, len(jobs))
-    _keep_freed_memory()
     if workers < 2 or len(jobs) < 4 or "fork" not in multiprocessing.get_all_start_methods():
         return [function(job) for job in jobs]
     try:
@@ -155,27 +154,6 @@ def map_pages(function, jobs):
         if failed:
             raise value
     return [value for _, value in outcomes]
-
-
-#: glibc's mallopt parameters, and the largest mmap threshold it accepts (64-bit).
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_MMAP_THRESHOLD_MAX = 32 << 20
-
-
-def _keep_freed_memory():
-    """Where the C library is glibc, page-sized arrays (up to 32 MB) freed after one page are
-    reused by the next instead of being unmapped and mapped again: glibc otherwise gives
-    such blocks back to the system, and every page touched anew costs a page fault (about
-    3 of every 4 faults of a phase; forked workers inherit the setting). The peak memory is
-    the same, since each page allocates the same sizes again. Elsewhere, nothing."""
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-        if os.confstr("CS_GNU_LIBC_VERSION") and mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX):
-            mallopt(_M_TRIM_THRESHOLD, 2 * _MMAP_THRESHOLD_MAX)
-    except (ImportError, OSError, AttributeError, ValueError):
-        pass
 
 
 def _outcome(function, job):
