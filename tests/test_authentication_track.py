@@ -651,6 +651,7 @@ fixed_layout = st.tuples(
 @settings(max_examples=150, deadline=None)
 @given(fixed_layout)
 def test_fixed_width_csv_equals_float_bit_for_bit(layout):
+    from scoring.errors import SubmissionError
     from scoring.readers import authentication as reader
     n, digits, data, end, final_end = layout
     places = data.draw(st.integers(0, digits))
@@ -671,13 +672,19 @@ def test_fixed_width_csv_equals_float_bit_for_bit(layout):
         path = os.path.join(directory, "Tasso_distances.csv")
         with open(path, "wb") as stream:
             stream.write(text.encode("ascii"))
+        if max(max(row) for row in expected) > 2 ** 53:  # a 16th digit: refused, on either path
+            with pytest.raises(SubmissionError, match="beyond 2\\^53"):
+                reader.read_distances_csv(path, "f")
+            return
         names_read, matrix = reader.read_distances_csv(path, "f")
         with open(path, "rb") as stream:
             stream.readline()
             fast = reader._parse_fixed_width(stream, n, [])
     assert names_read == names
     assert matrix.tobytes() == np.array(expected, dtype=np.float64).tobytes()
+    # The fast path's layout: cells of one width, digits and at most one dot, at most 15 digits.
     plain = all(len(c) == len(cells[0][0]) and c.replace(".", "", 1).isdigit() for row in cells for c in row)
+    plain = plain and len(cells[0][0].replace(".", "", 1)) <= 15
     plain = plain and len(set(c.find(".") for row in cells for c in row)) == 1
     # The fast path wants the first row's line end, and takes a last row without its LF.
     ends_taken = final_end or (n > 1 and end == "\n")
