@@ -183,7 +183,20 @@ def test_perfect_ranking_is_one_and_bounds(case):
 
 # ---------------------------------------------------------------- the sort-based route
 
-confidences = st.one_of(st.integers(0, 5).map(float), st.sampled_from([-np.inf, -0.0, 0.0, 0.25, 1e300]))
+confidences = st.one_of(st.integers(0, 5).map(float), st.sampled_from(
+    [-np.inf, -0.0, 0.0, 0.25, 1e300, -1.5, -1e300, 5e-324, -5e-324, np.inf]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False), min_size=2, max_size=40))
+def test_order_keys_order_as_the_floats(values):
+    # The sort works on integer keys: equal floats (-0.0 and 0.0 too) get equal keys,
+    # and a larger float a larger key, compared pair by pair.
+    from scoring.metrics.ranking import order_keys
+    keys = order_keys(np.array(values)).tolist()
+    for a, ka in zip(values, keys):
+        for b, kb in zip(values, keys):
+            assert (ka < kb) == (a < b) and (ka == kb) == (a == b)
 
 
 @settings(max_examples=300, deadline=None)

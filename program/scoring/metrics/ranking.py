@@ -55,18 +55,37 @@ def _checked(y_true, scores):
     return y_true, scores
 
 
+#: numpy 2 sorts 64-bit integers with SIMD instructions (x86-simd-sort, AVX2 and later):
+#: its quicksort of 30,000 keys takes 0.17 ms, its timsort 1.75 ms. numpy 1.x's quicksort
+#: (an introsort) takes 1.85 ms there, its timsort 1.3 ms (numpy 1.17, Codalab's default).
+#: Sorted values are the same whatever the algorithm, so only the time differs.
+_SORT_KIND = "quicksort" if int(np.__version__.split(".")[0]) >= 2 else "stable"
+
+
+def order_keys(scores):
+    """64-bit integers in the order of the floats `scores` (no NaN): equal floats have
+    equal keys (-0.0 and 0.0 included), a larger float a larger key. An IEEE double's
+    bits, read as a signed integer, are in its order for positive values and in reverse
+    for negative ones, whose bits other than the sign are flipped. Integers sort faster
+    than floats (numpy 1.17: 1.85 ms against 2.3 ms for 30,000; numpy 2.4: 0.17 against
+    0.22 ms)."""
+    bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0
+    return bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
+
+
 def ranked_counts(y_true, scores):
     """(true positives, items) ranked at or above each operating point, from the highest
     confidence down: two integer arrays (int32 below 2**31 items, a quarter of the
     memory of the float curves they determine). y_true: (n,) booleans, scores: (n,).
 
-    One np.sort of the confidences (a plain sort of values, three times faster than an
-    argsort on numpy 2): the runs of equal values are the operating points, the items at
-    or above a point are counted from where its run starts, and each positive is placed
-    at its point by a binary search of its confidence; the true positives are then a
-    cumulative count over those few points.
+    One np.sort of the confidences' order_keys (a plain sort of values, three times
+    faster than an argsort on numpy 2, and of integers, faster than of floats): the
+    runs of equal values are the operating points, the items at or above a point are
+    counted from where its run starts, and each positive is placed at its point by a
+    binary search of its key; the true positives are then a cumulative count over
+    those few points.
     """
-    ranked = np.sort(scores)  # ascending; a tie is a run of equal values
+    ranked = np.sort(order_keys(scores), kind=_SORT_KIND)  # ascending; a tie is a run of equal values
     n = ranked.shape[0]
     kind = np.int32 if n < 2 ** 31 else np.int64
     # The last item of each run but the highest (compared with !=, not np.diff, so that
@@ -79,7 +98,7 @@ def ranked_counts(y_true, scores):
     # Each positive's point, counted from the highest confidence: where its run starts,
     # then how many runs start below it (the positives' confidences sorted first, so that
     # the searches walk the arrays in order, and the points come out grouped).
-    first = np.searchsorted(ranked, np.sort(scores[y_true]))
+    first = np.searchsorted(ranked, np.sort(order_keys(scores[y_true]), kind=_SORT_KIND))
     point = (points - 1) - np.searchsorted(ends, first)
     hits = np.zeros(points, dtype=kind)
     if point.shape[0]:
