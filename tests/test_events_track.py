@@ -277,15 +277,22 @@ def test_fixed_width_lines_agree_with_the_blanks_pass(cells, end, final_end):
     # blank or CR inside a field, two blanks or no separator: the proof on the byte matrix
     # never takes a file the pass over every blank's position refuses, and gives the same
     # fields when it takes one.
-    from scoring.readers.events import _blank_pairs, _fixed_width_pairs
+    from scoring.readers.events import _fixed_width_pairs
+    assert_proof_agrees_with_the_blanks_pass(_fixed_width_pairs, cells, end, final_end)
+
+
+def assert_proof_agrees_with_the_blanks_pass(proof, cells, end, final_end):
+    """The file of these cells' lines: if proof(data, buf) takes it, _blank_pairs does
+    too, with the same fields."""
+    from scoring.readers.events import _blank_pairs
     data, buf = trimmed((end.join("".join(c) for c in cells) + (end if final_end else "")).encode("ascii"))
     if not data:
         return
-    fixed, general = _fixed_width_pairs(data, buf), _blank_pairs(buf)
-    if fixed is not None:
+    found, general = proof(data, buf), _blank_pairs(buf)
+    if found is not None:
         assert general is not None
         for name in ("starts", "separators", "ends", "count", "id_width", "tail"):
-            assert np.array_equal(getattr(fixed, name), getattr(general, name)), name
+            assert np.array_equal(getattr(found, name), getattr(general, name)), name
 
 
 @settings(max_examples=400, deadline=None)
@@ -299,15 +306,8 @@ def test_one_id_column_agrees_with_the_blanks_pass(cells, end, final_end):
     # -1), some with a blank or CR inside a field, two blanks, no separator or an empty
     # field: the proof from the line feeds' positions never takes a file the pass over
     # every blank's position refuses, and gives the same fields when it takes one.
-    from scoring.readers.events import _blank_pairs, _id_column_pairs
-    data, buf = trimmed((end.join("".join(c) for c in cells) + (end if final_end else "")).encode("ascii"))
-    if not data:
-        return
-    found, general = _id_column_pairs(data, buf), _blank_pairs(buf)
-    if found is not None:
-        assert general is not None
-        for name in ("starts", "separators", "ends", "count", "id_width", "tail"):
-            assert np.array_equal(getattr(found, name), getattr(general, name)), name
+    from scoring.readers.events import _id_column_pairs
+    assert_proof_agrees_with_the_blanks_pass(_id_column_pairs, cells, end, final_end)
 
 
 def test_one_id_column():
