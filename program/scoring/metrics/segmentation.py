@@ -31,16 +31,6 @@ label: the run's line, 1..count, numbered in raster order of each line's first p
 """
 
 
-def _expand(first, count):
-    """(owner, value): for every i, count[i] times i and first[i], first[i] + 1, ...,
-    first[i] + count[i] - 1, concatenated. One repeat; the rest are gathers (faster
-    than a repeat where most counts are 0 or 1)."""
-    owner = np.repeat(np.arange(count.size, dtype=np.int64), count)
-    end = np.cumsum(count)
-    total = int(end[-1]) if end.size else 0
-    return owner, np.arange(total, dtype=np.int64) + (first - end + count)[owner]
-
-
 def lines_of(values, connectivity=8):
     """Connected components of each colour class of a map: its Lines.
 
@@ -70,7 +60,7 @@ def lines_of(values, connectivity=8):
     # range, since runs are disjoint and sorted); none for the first row (high < 0).
     first = np.searchsorted(stop, low, side="right")
     count = np.maximum(np.searchsorted(start, high, side="right") - first, 0)
-    lower, upper = _expand(first, count)
+    lower, upper = runs.expand(first, count)
     same = value[upper] == value[lower]
     root = smallest_connected(n, upper[same], lower[same])
     # A component's smallest run is its first in raster order: number the lines so.
@@ -175,7 +165,7 @@ def pieces(gt, pred):
     they share, sorted by ground-truth run then predicted run, are in raster order."""
     first = np.searchsorted(pred.stop, gt.start, side="right")
     count = np.maximum(np.searchsorted(pred.start, gt.stop, side="left") - first, 0)
-    g, p = _expand(first, count)
+    g, p = runs.expand(first, count)
     start = np.maximum(gt.start[g], pred.start[p])
     return Pieces(g, p, start, np.minimum(gt.stop[g], pred.stop[p]) - start)
 
