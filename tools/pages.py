@@ -10,6 +10,7 @@ each example with a reference of the same items and scores it with evaluate.py.
 import html
 import os
 
+from platforms import final_reference_withheld
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS
 
@@ -237,7 +238,7 @@ def generate(source, tracks, columns_html):
         "last submission counts.%s</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the "
         "format description and <code>check_submission.py</code>, which checks a submission on your machine "
         "before you upload it.</p>\n" % (dates["development"], dates["final"], dates["end"], WITHHELD
-                                            if source.get("codabench_final_reference") == "withheld" else ""))
+                                            if final_reference_withheld(source) else ""))
     evaluation.append("<h3>Leaderboard columns</h3>\n%s" % columns_html)
     terms = ("<h2>Terms</h2>\n<p>By submitting you agree that your scores, team name and method description "
              "may be published by the organizers. Use the test data only to produce your submissions.</p>\n"
