@@ -13,12 +13,11 @@ Prints ratios against baselines timed in the same run:
 import io
 import os
 import shutil
-import subprocess
 import sys
 import time
 
 import numpy as np
-from timing import best_time, run_python
+from timing import best_time, run_once, run_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CATEGORIES = 100
@@ -61,22 +60,6 @@ import numpy as np
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.txt"))):
     np.loadtxt(path, usecols=1)
 """
-
-
-#: Runs ARGS under the interpreter in a child process and prints the child's CPU seconds.
-_CPU_WRAPPER = (
-    "import resource, subprocess, sys\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(usage.ru_utime + usage.ru_stime)\n"
-)
-
-
-def cpu_time(args):
-    """User + system CPU seconds of `python3 ARGS` in a fresh process (start-up included)."""
-    out = subprocess.run([sys.executable, "-c", _CPU_WRAPPER, sys.executable] + list(args), check=True,
-                         stdout=subprocess.PIPE, universal_newlines=True).stdout
-    return float(out.strip().splitlines()[-1])
 
 
 def loadtxt_all(root):
@@ -123,9 +106,8 @@ def measure(outdir, shuffle_each):
     for _ in range(REPEAT):
         elapsed, peak = run_python([script, root])
         base_time, base_peak = min(base_time, elapsed), max(base_peak, peak)
-        elapsed, peak = run_python([os.path.join(ROOT, "program", "evaluate.py"), root, output])
-        track_time, track_peak = min(track_time, elapsed), max(track_peak, peak)
-        track_cpu = min(track_cpu, cpu_time([os.path.join(ROOT, "program", "evaluate.py"), root, output]))
+        elapsed, peak, cpu = run_once([os.path.join(ROOT, "program", "evaluate.py"), root, output])
+        track_time, track_peak, track_cpu = min(track_time, elapsed), max(track_peak, peak), min(track_cpu, cpu)
         start = time.process_time()
         in_load = min(in_load, best_time(lambda: loadtxt_all(root), repeat=1))
         load_cpu = min(load_cpu, time.process_time() - start)

@@ -4,15 +4,16 @@ import subprocess
 import sys
 import time
 
-# A fresh intermediate process runs the measured one, so that RUSAGE_CHILDREN's peak
-# is that of the measured process alone; it also times the measured process (from its
-# start to its exit), so that the intermediate's own start-up is not counted.
+# A fresh intermediate process runs the measured one, so that RUSAGE_CHILDREN's peak and
+# CPU time are those of the measured process alone; it also times the measured process
+# (from its start to its exit), so that the intermediate's own start-up is not counted.
 _PEAK_WRAPPER = (
     "import resource, subprocess, sys, time\n"
     "start = time.perf_counter()\n"
     "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
     "elapsed = time.perf_counter() - start\n"
-    "print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(elapsed, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime)\n"
 )
 
 
@@ -32,13 +33,19 @@ def run_python(args, repeat=1, python=None):
     args: a list of arguments after the interpreter, or a string of code for -c.
     python: the interpreter (default: the one running the benchmark).
     """
-    args = ["-c", args] if isinstance(args, str) else list(args)
-    python = python or sys.executable
     best, peak = None, 0
     for _ in range(repeat):
-        out = subprocess.run([python, "-c", _PEAK_WRAPPER, python] + args,
-                             check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
-        elapsed, used = out.strip().splitlines()[-1].split()
-        best = float(elapsed) if best is None else min(best, float(elapsed))
-        peak = max(peak, int(used))
+        elapsed, used, _ = run_once(args, python)
+        best = elapsed if best is None else min(best, elapsed)
+        peak = max(peak, used)
     return best, peak
+
+
+def run_once(args, python=None):
+    """(wall time, peak resident memory in bytes, user + system CPU seconds) of one run of
+    `python3 ARGS` in a fresh process, start-up included; args and python as run_python's."""
+    args = ["-c", args] if isinstance(args, str) else list(args)
+    out = subprocess.run([python or sys.executable, "-c", _PEAK_WRAPPER, python or sys.executable] + args,
+                         check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
+    elapsed, used, cpu = out.strip().splitlines()[-1].split()
+    return float(elapsed), int(used), float(cpu)
