@@ -140,7 +140,6 @@ class ItemView(object):
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
             raise ValueError("an item view needs one entry per item in every column")
 
-
     def ranked(self):
         return [k for k, s in self.scores.items() if s.ranked]
 
