@@ -5,7 +5,23 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scoring.metrics.ranking import average_precision, operating_points, ranked_counts
+from scoring.metrics.ranking import average_precision, curve, ranked_counts
+
+
+def float_curves(y, s):
+    """(recall, precision, monotone precision, items) at each operating point, from the
+    highest confidence down, as floats from ranked_counts' integer counts."""
+    true_positives, counts = ranked_counts(y, s)
+    return curve(true_positives, counts, int(true_positives[-1])) + (counts,)
+
+
+def dense_trapezoid_sum(y, s):
+    """The trapezoid sum of SPEC section 5 over every operating point, zero terms included,
+    in ranking order."""
+    recall, _, envelope, _ = float_curves(y, s)
+    r = np.concatenate(([0.0], recall))
+    p = np.concatenate((envelope[:1], envelope))
+    return float(np.sum((r[1:] - r[:-1]) * (p[1:] + p[:-1])) / 2.0)
 
 
 def voc2010_ap(y_true, scores):
@@ -55,7 +71,7 @@ def test_hand_worked_with_ties():
     y = np.array([1, 1, 0, 0, 1], dtype=bool)
     s = np.array([0.9, 0.5, 0.5, 0.5, 0.1])
     assert average_precision(y, s) == pytest.approx(0.8, abs=1e-15)
-    recall, precision, envelope, counts = operating_points(y, s)
+    recall, precision, envelope, counts = float_curves(y, s)
     np.testing.assert_allclose(recall, [1 / 3, 2 / 3, 1])
     np.testing.assert_allclose(precision, [1, 0.5, 0.6])
     np.testing.assert_allclose(envelope, [1, 0.6, 0.6])
@@ -222,10 +238,7 @@ def test_ap_is_the_trapezoid_sum_over_every_point_bit_for_bit(case):
     # over all points (zeros included, in the same order) must give the same float.
     labels, levels = case
     y, s = np.array(labels, dtype=bool), np.array(levels, dtype=float)
-    recall, _, envelope, _ = operating_points(y, s)
-    r = np.concatenate(([0.0], recall))
-    p = np.concatenate((envelope[:1], envelope))
-    assert average_precision(y, s) == float(np.sum((r[1:] - r[:-1]) * (p[1:] + p[:-1])) / 2.0)
+    assert average_precision(y, s) == dense_trapezoid_sum(y, s)
 
 
 def test_ap_bit_for_bit_on_large_rankings_with_ties():
@@ -234,8 +247,5 @@ def test_ap_bit_for_bit_on_large_rankings_with_ties():
         y = rng.rand(n) < 0.02
         s = np.round(rng.rand(n) + y * 0.2, 3)
         s[rng.rand(n) < 0.01] = -np.inf
-        recall, _, envelope, _ = operating_points(y, s)
-        r = np.concatenate(([0.0], recall))
-        p = np.concatenate((envelope[:1], envelope))
-        assert average_precision(y, s) == float(np.sum((r[1:] - r[:-1]) * (p[1:] + p[:-1])) / 2.0)
+        assert average_precision(y, s) == dense_trapezoid_sum(y, s)
 

@@ -262,7 +262,7 @@ def _ratio_values(view, statistic, weights, h, start, end):
 
 
 def _ap_values(view, statistic, weights, h, start, end):
-    """AP per resample with item multiplicities (metrics.ranking.operating_points with
+    """AP per resample with item multiplicities (metrics.ranking's operating points with
     weights): one sort of the stratum; an operating point per distinct confidence.
     Without weights, metrics.ranking's own AP (the same number, bit for bit)."""
     if weights is None:

@@ -31,20 +31,6 @@ SPEC's "(without ties this equals the PASCAL VOC 2010 AP)" holds.
 import numpy as np
 
 
-def operating_points(y_true, scores):
-    """Precision, recall and the monotone precision at each distinct confidence.
-
-    y_true: (n,) booleans (True = positive), at least one positive. scores: (n,) real
-    confidences, higher = more confident; -inf is allowed (ranked last, tied together).
-    Returns (recall, precision, envelope, counts): arrays of length m, the number of
-    distinct confidences, ordered from the highest confidence down; counts[i] is the
-    number of items ranked at or above operating point i.
-    """
-    true_positives, counts = ranked_counts(*_checked(y_true, scores))
-    recall, precision, envelope = curve(true_positives, counts, int(true_positives[-1]))
-    return recall, precision, envelope, counts.astype(np.int64)
-
-
 def _checked(y_true, scores):
     y_true = np.asarray(y_true, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
