@@ -96,10 +96,10 @@ def main(outdir):
 def measure(outdir, shuffle_each):
     from scoring.layout import Submission, find_tracks
     from scoring.log import Log
-    from scoring.report import write_outputs
-    from scoring.runner import score_submission
     from scoring.metrics.ranking import average_precision
     from scoring.options import parse_options
+    from scoring.report import write_outputs
+    from scoring.runner import score_submission
     from scoring.tracks import events
 
     root = generate(outdir, shuffle_each)
@@ -148,8 +148,7 @@ def measure(outdir, shuffle_each):
           % (startup, startup / in_load, in_track / in_load, in_write, in_write / in_load,
              (startup + in_track + in_write) / in_load, track_time / in_load))
 
-    result = events.score(track, submission, options, quiet)
-    view = result.view
+    view = results[0].view
     y_true = [view.columns["label"][a:b] > 0 for a, b in view.bounds]
     scores = [view.columns["confidence"][a:b] for a, b in view.bounds]
     ap_time = sort_time = float("inf")

@@ -2,7 +2,7 @@
 benchmark phase scored by evaluate.py under the floor's interpreter (Python 3.7 with
 numpy 1.17, scipy 1.3, Pillow 6.1, PyYAML 5.1: `make .venv-py37/.floor`, or the
 interpreter named by FLOOR_PYTHON) and under the one running this benchmark, alternately,
-best of REPEAT (5) each. Prints floor time / modern time per phase (goal: at most 1.5) and
+best of REPEAT each. Prints floor time / modern time per phase (goal: at most 1.5) and
 whether both wrote the same scores.txt, byte for byte.
 
 The phases are those of bench_events.py (one order), bench_authentication.py (CSV and
