@@ -72,6 +72,7 @@ def main(argv=None):
     parser.add_argument("--items", default=os.path.join(HERE, "public_items.json"),
                         help="the phase's public item list (default: public_items.json beside this script)")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
+    parser.add_argument("--version", action="version", version="%(prog)s " + scoring.__version__)
     args = parser.parse_args(argv)
     try:
         items = public.load(args.items)

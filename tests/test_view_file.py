@@ -104,3 +104,20 @@ def test_a_file_of_the_earlier_layout_is_read(tmp_path):
     view = ItemView.from_file(path)
     assert view.items == ["a", "b", "b"] and view.sizes.tolist() == [2, 1] and view.block.tolist() == [1, 0, 3]
     assert view.columns["confidence"].tolist() == [0.9, 0.2, 0.5] and view.scores["map"].ranked
+
+
+def test_a_score_keeps_its_direction_and_bounds(tmp_path):
+    # An error rate: lower is better and it has no upper bound; a file of an earlier
+    # version (no direction written) reads back as higher-is-better in [0, 1].
+    columns = {"errors": np.array([3.0, 1.0]), "chars": np.array([2.0, 2.0])}
+    scores = [("cer", Score(Ratio(("errors", "chars")), ranked=True, lower_is_better=True, bounds=(0.0, None))),
+              ("other", Score(Ratio(("chars", "chars"))))]
+    view = ItemView(["s"], [2], ["x", "y"], columns, scores, "cer", ["chars"])
+    back, _ = read_back(view, tmp_path)
+    assert_same(back, view)
+    assert back.scores["cer"].lower_is_better and back.scores["cer"].bounds == (0.0, None)
+    assert not back.scores["other"].lower_is_better and back.scores["other"].bounds == (0.0, 1.0)
+    assert back.scores["cer"].oriented(np.array([1.0, 2.0])).tolist() == [-1.0, -2.0]
+    old = Score.from_json({"statistic": {"kind": "ratio", "terms": [["errors", "chars"]]}, "stratum": None,
+                           "ranked": True})
+    assert not old.lower_is_better and old.bounds == (0.0, 1.0)

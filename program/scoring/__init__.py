@@ -7,7 +7,7 @@ detailed_results.html, private/).
 
 import sys
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  #: the one version: evaluate.py --version, the log, every page's footer (CHANGELOG.md)
 
 #: The packages the scoring program needs (requirements.txt), by import name.
 RUNTIME_PACKAGES = ("numpy", "scipy", "PIL", "yaml")

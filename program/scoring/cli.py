@@ -9,7 +9,7 @@ import argparse
 import sys
 import traceback
 
-from . import platform
+from . import __version__, platform
 from .errors import ScoringError
 from .log import Log
 from .report import format_score, write_failure_page
@@ -49,9 +49,11 @@ def main(argv=None):
     parser.add_argument("input", help="directory holding ref/ (reference data) and res/ (submission)")
     parser.add_argument("output", help="directory for scores.txt, scores.json, detailed_results.html, private/")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
+    parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
     args = parser.parse_args(argv)
     v15 = platform.is_v15_worker(args.output)
     log = Log()
+    log.info("Scoring program %s." % __version__)
     status, scores = guarded(
         lambda: run(args.input, args.output, log), args.debug,
         "Internal error in the scoring program (not your submission's fault): please report it to the organizers.",

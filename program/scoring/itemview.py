@@ -68,15 +68,34 @@ def statistic_from_json(data):
 class Score(object):
     """A leaderboard score: `statistic` per stratum, then the mean over the strata, or
     (stratum = h) the value of stratum h alone. `ranked`: compared between submissions
-    by the meta-evaluation (the others are shown, not tested)."""
+    by the meta-evaluation (the others are shown, not tested).
 
-    def __init__(self, statistic, stratum=None, ranked=False):
+    `lower_is_better`: the score's direction (an error rate), declared once by the kind and
+    followed by every leaderboard, ranking, test and chart. `bounds`: (low, high) of the
+    values the score can take, either end None where it has none (an error rate can exceed
+    1); intervals are clipped to them."""
+
+    def __init__(self, statistic, stratum=None, ranked=False, lower_is_better=False, bounds=(0.0, 1.0)):
         self.statistic = statistic
         self.stratum = stratum
         self.ranked = ranked
+        self.lower_is_better = bool(lower_is_better)
+        self.bounds = tuple(bounds)
+
+    def oriented(self, values):
+        """values turned so that higher is better (negated for a lower-is-better score)."""
+        return -values if self.lower_is_better else values
 
     def to_json(self):
-        return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked}
+        return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked,
+                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds)}
+
+    @classmethod
+    def from_json(cls, data):
+        """A score written by to_json; a view file of an earlier version has no direction
+        or bounds (higher is better, in [0, 1])."""
+        return cls(statistic_from_json(data["statistic"]), data["stratum"], data["ranked"],
+                   data.get("lower_is_better", False), tuple(data.get("bounds", (0.0, 1.0))))
 
 
 class StrataItems(object):
@@ -200,8 +219,7 @@ class ItemView(object):
             spec = json.loads(str(data["spec"]))
             columns = OrderedDict((name, data["column%d" % i].astype(np.float64))
                                   for i, name in enumerate(spec["columns"]))
-            scores = OrderedDict((k, Score(statistic_from_json(s["statistic"]), s["stratum"], s["ranked"]))
-                                 for k, s in spec["scores"])
+            scores = OrderedDict((k, Score.from_json(s)) for k, s in spec["scores"])
             names = data["names"].tolist()
             codes = data["items"]
             if "starts" in data.files:

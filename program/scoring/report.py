@@ -13,7 +13,7 @@ import tempfile
 
 import numpy as np
 
-from . import charts, platform
+from . import __version__, charts, platform
 from .result import FIGURES, ConfusionMatrix, ErrorMap, Outcome, Paragraph, Picture, PrecisionRecall, Table
 
 SCORE_FILES = ("scores.txt", "scores.json")
@@ -224,6 +224,7 @@ display:flex;flex-direction:column;align-items:center;justify-content:center;pad
 .map:target figcaption{color:#fff}.map:target .close{display:inline;color:#fff;margin-left:1rem}
 pre.log{overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.82rem;background:#f7f8fa;
 padding:.6rem;border-radius:6px}
+footer.version{margin-top:2rem;color:#666;font-size:.8rem}
 @media (max-width:30rem){body{padding:.6rem}.card .score{font-size:2rem}}
 @media print{body{max-width:none;padding:0}nav.toc,.map .close{display:none}
 .scroll{overflow:visible;max-height:none;border:0}td,th{white-space:normal}th{position:static}figure,tr,.card{break-inside:avoid}
@@ -235,6 +236,11 @@ def page_head(title):
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             "<title>%s</title><style>%s</style></head><body>" % (html.escape(title), STYLE))
+
+
+def page_footer():
+    """The closing lines of every page the program writes: the program's version."""
+    return '<footer class="version">Scoring program %s</footer></body></html>\n' % html.escape(__version__)
 
 
 class _Anchors(object):
@@ -366,7 +372,7 @@ def render_html(scores, results, log_lines):
             if entries else "")
         for track_id, title, entries in toc))
     parts.extend(body)
-    parts.append("</body></html>\n")
+    parts.append(page_footer())
     return "\n".join(parts)
 
 
@@ -389,7 +395,7 @@ def render_failure(status, sentence, log_lines):
              % (html.escape(title), html.escape(sentence), html.escape(advice))]
     if log_lines:
         parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
-    parts.append("</body></html>\n")
+    parts.append(page_footer())
     return "\n".join(parts)
 
 

@@ -15,7 +15,7 @@ import time
 from ..errors import ReferenceDataError, SubmissionError
 from ..cli import guarded
 from ..log import Log
-from .. import layout, views as view_files
+from .. import __version__, layout, views as view_files
 from ..metrics import significance
 from ..tracks import TRACKS
 from . import analysis, bootstrap, page, submissions, unlabeled
@@ -28,6 +28,7 @@ def parse(argv):
                     "scores, ranking stability, ranking without ground truth and agreement between metrics.")
     parser.add_argument("submissions", nargs="+", help="res directories or zip files, one per submission; with "
                                                        "--scored, evaluate.py output directories")
+    parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
     parser.add_argument("--ref", help="the reference directory (what evaluate.py reads as ref/)")
     parser.add_argument("--scored", action="store_true",
                         help="the arguments are evaluate.py output directories: compare the per-item views they "

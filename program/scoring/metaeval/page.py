@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..report import page_footer
 from . import analysis, charts
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
@@ -421,7 +422,7 @@ def report_html(analyses, closing):
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             '<title>Meta-evaluation</title><style>%s</style></head><body>' % STYLE)
     return "\n".join([head, "<h1>Meta-evaluation of the submissions</h1>", at_a_glance(analyses),
-                      "<nav><strong>Contents</strong><ul>%s</ul></nav>" % toc] + doc.parts + ["</body></html>\n"])
+                      "<nav><strong>Contents</strong><ul>%s</ul></nav>" % toc] + doc.parts + [page_footer()])
 
 
 def closing_note(analyses):
