@@ -15,6 +15,13 @@ all the meta-evaluation knows of a track: it never names one.
              are the terms that are the same for every submission (labels, "one", ...).
   scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
              mean over the strata (stratum None) or the value of one stratum.
+  denominators  column -> the column of its items' denominators, for a column of
+             fractions (a page's line IU, TP / (TP + FP + FN), has denominator TP + FP + FN):
+             compare.py recovers each item's exact fraction from them and compares scores
+             exactly (metaeval/exact.py); columns of integers need none.
+  missing    the column marking (1) the items the submission gave nothing for (scored as
+             the track's rule says), or None: compare.py's per-case analysis treats them
+             as challengeR's missing cases.
 
 Ratio(terms): per stratum, the mean over terms (num, den) of sum(w num) / sum(w den),
 0 where sum(w den) = 0 (TrackEval's habit: every ratio from summed counts).
@@ -136,7 +143,7 @@ class ItemView(object):
     `truth` the matching reference column; `unit` says what an item is."""
 
     def __init__(self, strata, sizes, items, columns, scores, primary, reference_columns=(), block=None,
-                 decision=None, truth=None, unit="item"):
+                 decision=None, truth=None, unit="item", denominators=None, missing=None):
         self.strata = list(strata)
         self.sizes = np.asarray(sizes, dtype=np.int64)
         ends = np.cumsum(self.sizes)
@@ -152,6 +159,8 @@ class ItemView(object):
         self.primary = primary
         self.reference_columns = list(reference_columns)
         self.decision, self.truth, self.unit = decision, truth, unit
+        self.denominators = dict(denominators or {})
+        self.missing = missing
         self.memo = {}  # what aggregate computed once from the columns (see ranking_counts)
         n = int(self.sizes.sum())
         if isinstance(items, StrataItems) and [len(part) for part in items.parts] != self.sizes.tolist():
@@ -178,7 +187,8 @@ class ItemView(object):
         spec = {"strata": self.strata, "sizes": self.sizes.tolist(), "primary": self.primary,
                 "scores": [[k, s.to_json()] for k, s in self.scores.items()],
                 "reference_columns": self.reference_columns, "decision": self.decision, "truth": self.truth,
-                "unit": self.unit, "columns": list(self.columns)}
+                "unit": self.unit, "columns": list(self.columns), "denominators": self.denominators,
+                "missing": self.missing}
         # Item names once each, and each distinct list of them once: the events track
         # lists the same 30,000 images in each of its 100 categories. starts[h]: where
         # stratum h's names begin among the stored codes.
@@ -233,7 +243,7 @@ class ItemView(object):
                 items.extend(parts[start, size])
             return cls(spec["strata"], spec["sizes"], items, columns, scores, spec["primary"],
                        spec["reference_columns"], data["block"].astype(np.int64), spec["decision"], spec["truth"],
-                       spec["unit"])
+                       spec["unit"], spec.get("denominators"), spec.get("missing"))
 
 
 def _narrow_integers(values):

@@ -1,37 +1,45 @@
 """The statistics of one track over all submissions, from their per-item views.
 
 Nothing here knows a track: every score is recomputed by itemview.aggregate from the
-views, and the view says which scores are ranked, which columns are decisions and truth.
+views, and the view says which scores are ranked, which way each is better, its range,
+which columns are decisions and truth. Every comparison of scores is exact (exact.py).
 """
 
 from collections import OrderedDict
+from fractions import Fraction
 
 import numpy as np
 
 from .. import itemview
 from ..errors import ReferenceDataError
 from ..metrics import agreement, pseudo, significance
-from . import bootstrap, pixels
+from . import bootstrap, cases as case_values, challenger, exact, pixels
 
 ALPHA = 0.05
 
 
 class Options(object):
     def __init__(self, resamples=bootstrap.DEFAULT_RESAMPLES, seed=bootstrap.DEFAULT_SEED,
-                 permutations=significance.DEFAULT_PATTERNS, adjustment="maxT", ground_truth=True, reference=None):
+                 permutations=significance.DEFAULT_PATTERNS, adjustment="maxT", ground_truth=True, reference=None,
+                 missing="track"):
         self.resamples, self.seed, self.permutations = resamples, seed, permutations
         self.adjustment, self.ground_truth, self.reference = adjustment, ground_truth, reference
+        self.missing = missing
 
 
 class PairTests(object):
-    """Every unordered pair (a < b) of one score: difference, interval, p-values."""
+    """Every unordered pair (a < b) of one score: difference a - b (as the score reads),
+    interval, p-values; `better` and p_better follow the score's direction."""
 
-    def __init__(self, key, pairs, difference, low, high, p, p_adjusted, p_better, p_worse, effect, test, units):
+    def __init__(self, key, pairs, difference, low, high, p, p_adjusted, p_better, p_worse, effect, test, units,
+                 oriented_sign):
         self.key, self.pairs = key, pairs
         self.difference, self.low, self.high = difference, low, high
         self.p, self.p_adjusted, self.effect = p, p_adjusted, effect
-        self.p_better, self.p_worse = p_better, p_worse  # bootstrap P(a > b), P(b > a)
+        self.p_better, self.p_worse = p_better, p_worse  # bootstrap P(a better than b), P(b better than a)
         self.test, self.units = test, units
+        self.sign = oriented_sign  # +1: higher is better; -1: lower is better
+        self.disagreements = []
 
     def matrix(self, values):
         size = int(self.pairs.max()) + 1 if self.pairs.size else 1
@@ -46,9 +54,9 @@ class PairTests(object):
         out = np.zeros((size, size), dtype=bool)
         significant = self.p_adjusted < alpha
         a, b = self.pairs[:, 0], self.pairs[:, 1]
-        positive = significance.comparable(self.difference) > 0
-        out[a[significant & positive], b[significant & positive]] = True
-        out[b[significant & ~positive], a[significant & ~positive]] = True
+        ahead = self.sign * self.difference > 0  # exact: the difference is 0.0 exactly when it is 0
+        out[a[significant & ahead], b[significant & ahead]] = True
+        out[b[significant & ~ahead], a[significant & ~ahead]] = True
         return out
 
 
@@ -61,12 +69,17 @@ class TrackAnalysis(object):
         self.unit = view.unit
         self.strata = view.strata
         self.primary = view.primary
+        self.scores = OrderedDict(view.scores)
         self.ranked = [k for k in view.ranked() if k in view.scores]
         if self.primary not in self.ranked:
             self.ranked.insert(0, self.primary)
         self.notes = []
         self.ground_truth = False
         self.gt_free = None
+        self.missing_items = []
+
+    def lower_is_better(self, key=None):
+        return self.scores[key or self.primary].lower_is_better
 
 
 def check_same_items(label, names, views):
@@ -87,20 +100,71 @@ def analyse(label, names, views, options, foregrounds=None):
         for key, value in itemview.leaderboard(view).items():
             a.values.setdefault(key, []).append(value)
     a.values = OrderedDict((k, np.array(v)) for k, v in a.values.items())
-    a.rank = bootstrap.competition_ranks(a.values[a.primary])[0]
+    a.keys = OrderedDict((k, leaderboard_keys(views, k, a.values[k])) for k in a.ranked)
+    a.rank = bootstrap.competition_ranks(a.keys[a.primary])[0]
+    a.missing_items = case_values.missing_items(views)
     a.ground_truth = options.ground_truth
     if options.ground_truth:
         _confidence(a, views, options)
         _significance(a, views, options)
-        _methods(a, views)
+        _cases(a, views, options)
+        _methods(a)
+        _stability(a, views)
         _protocols(a)
         _mcnemar(a, views)
     _without_ground_truth(a, views, options, foregrounds)
     return a
 
 
+# -- exact keys of scores -------------------------------------------------------------------
+
+def _tolerance(views, key):
+    """The rounding margin of score `key`'s values, infinite (every comparison exact) when a
+    term can be negative (the error bound assumes sums of non-negative terms)."""
+    view = views[0]
+    statistic = view.scores[key].statistic
+    columns = statistic.columns() if statistic.kind == "ratio" else []
+    if any(np.any(v.columns[c] < 0) for v in views for c in columns):
+        return float("inf")
+    return significance.margin(exact.terms_of(view))
+
+
+def twins(views, key):
+    """A label per submission, equal for submissions whose terms of score `key` are the
+    same arrays (their values are then exactly equal on every resample)."""
+    columns = views[0].scores[key].statistic.columns()
+    labels = []
+    for k, view in enumerate(views):
+        label = next((labels[j] for j in range(k) if all(
+            np.array_equal(view.columns[c], views[j].columns[c]) for c in columns)), k)
+        labels.append(label)
+    return labels
+
+
+def leaderboard_keys(views, key, values):
+    """Integer keys of the submissions' values of `key` in the exact order of the score,
+    oriented (a larger key is better)."""
+    score = views[0].scores[key]
+    sign = -1 if score.lower_is_better else 1
+    return exact.order_keys(score.oriented(values), lambda k: sign * exact.score_value(views[k], score),
+                            _tolerance(views, key), twins(views, key))
+
+
+def resample_keys(views, key, samples, weights):
+    """Per resample (row), the exact order keys of the submissions' values of `key`."""
+    score = views[0].scores[key]
+    sign = -1 if score.lower_is_better else 1
+
+    def value(row, k):
+        return sign * exact.score_value(views[k], score, [w[row] for w in weights])
+    return exact.row_keys(score.oriented(samples), value, _tolerance(views, key), twins(views, key))
+
+
+# -- confidence -------------------------------------------------------------------------------
+
 def _confidence(a, views, options):
     weights = bootstrap.draw_weights(views[0], options.resamples, options.seed)
+    a.weights = weights
     a.resamples, a.seed = options.resamples, options.seed
     a.df = OrderedDict((k, bootstrap.degrees_of_freedom(views[0], k)) for k in a.ranked)
     a.widening = OrderedDict((k, bootstrap.widening(df)) for k, df in a.df.items())
@@ -109,8 +173,11 @@ def _confidence(a, views, options):
     for column, view in enumerate(views):
         for key, values in itemview.aggregate(view, weights, a.ranked).items():
             a.samples[key][:, column] = values
-    a.intervals = OrderedDict((k, bootstrap.interval(s, a.values[k], a.df[k])) for k, s in a.samples.items())
-    ranks = bootstrap.competition_ranks(a.samples[a.primary])
+    a.intervals = OrderedDict((k, bootstrap.interval(s, a.values[k], a.df[k], bounds=a.scores[k].bounds))
+                              for k, s in a.samples.items())
+    a.sample_keys = OrderedDict((k, resample_keys(views, k, a.samples[k], weights)) for k in a.ranked)
+    ranks = bootstrap.competition_ranks(a.sample_keys[a.primary])
+    a.bootstrap_ranks = ranks
     size = len(views)
     a.rank_median = np.median(ranks, axis=0)
     a.rank_interval = bootstrap.rank_interval(ranks)
@@ -118,8 +185,12 @@ def _confidence(a, views, options):
         / float(options.resamples)
 
 
+# -- significance -----------------------------------------------------------------------------
+
 def contributions(views, key):
-    """(units, K) shares of the score `key` of every submission, and the unit's name.
+    """(units, K) shares of the score `key` of every submission, the unit's name, each
+    unit's stratum (None when the units are strata) and their exact values
+    (significance.ExactUnits).
 
     A Ratio whose denominators are reference columns is linear in its items: item i of
     stratum h adds sum over terms t of num_t(i) / (T H sum_h den_t), so the test swaps
@@ -130,19 +201,91 @@ def contributions(views, key):
     score = first.scores[key]
     statistic = score.statistic
     strata = len(first.strata)
-    linear = statistic.kind == "ratio" and all(d in first.reference_columns for _, d in statistic.terms)
-    if not linear or strata == 0:
+    if not case_values.linear(first, key):
         values = np.concatenate([itemview.stratum_values(v, statistic) for v in views], axis=0).T
-        return values / max(strata, 1), "stratum"
-    coefficients = np.zeros((len(statistic.terms), len(first.items)))
-    for t, (_, den) in enumerate(statistic.terms):
-        for start, end in first.bounds:
-            total = first.columns[den][start:end].sum()
-            if total != 0:
-                coefficients[t, start:end] = 1.0 / (len(statistic.terms) * strata * total)
+        count = max(strata, 1)
+
+        def fraction(u, k):
+            return exact.stratum_value(views[k], statistic, u) / count
+        same = _same_strata(views, statistic)
+        return values / count, "stratum", None, significance.ExactUnits(_memo(fraction), same=same)
+    terms = len(statistic.terms)
+    totals = [[Fraction(exact.item_rationals(first, den).weighted_sum(None, start, end))
+               for start, end in first.bounds] for _, den in statistic.terms]
+    coefficients = np.zeros((terms, len(first.items)))
+    for t in range(terms):
+        for h, (start, end) in enumerate(first.bounds):
+            if totals[t][h] != 0:
+                coefficients[t, start:end] = 1.0 / (terms * strata * float(totals[t][h]))
     x = np.stack([sum(coefficients[t] * v.columns[num] for t, (num, _) in enumerate(statistic.terms))
                   for v in views], axis=1)
-    return x, "item"
+    stratum_of = first.stratum
+
+    def fraction(u, k):
+        h = int(stratum_of[u])
+        total = Fraction(0)
+        for t, (num, _) in enumerate(statistic.terms):
+            if totals[t][h] != 0:
+                total += exact.item_value(views[k], num, u) / (terms * strata * totals[t][h])
+        return total
+    return x, "item", stratum_of, significance.ExactUnits(_memo(fraction), *_integers(views, statistic, totals))
+
+
+def _memo(function):
+    memo = {}
+
+    def cached(u, k):
+        if (u, k) not in memo:
+            memo[u, k] = function(u, k)
+        return memo[u, k]
+    return cached
+
+
+def _same_strata(views, statistic):
+    """same(h): every submission's value of stratum h is exactly the same; identical
+    columns of the stratum give it without computing."""
+    def same(h):
+        start, end = views[0].bounds[h]
+        columns = statistic.columns()
+        if all(np.array_equal(v.columns[c][start:end], views[0].columns[c][start:end]) for v in views
+               for c in columns):
+            return True
+        first = exact.stratum_value(views[0], statistic, h)
+        return all(exact.stratum_value(v, statistic, h) == first for v in views[1:])
+    return same
+
+
+def _integers(views, statistic, totals):
+    """(integers, scale) of the item shares over one common denominator when the terms are
+    integers and the shares fit below 2**52, else (None, 1): the sign-flip sums are then
+    exact in floating point."""
+    first = views[0]
+    numerators = [[exact.item_rationals(v, num) for v in views] for num, _ in statistic.terms]
+    if not all(r.integral for row in numerators for r in row):
+        return None, 1
+    terms, strata = len(statistic.terms), len(first.strata)
+    scale = 1
+    for row in totals:
+        for total in row:
+            if total != 0:
+                scale = significance.lcm(scale, (terms * strata * total).numerator)
+                if scale > 2 ** 52:
+                    return None, 1
+    factors = np.zeros((terms, len(first.items)), dtype=object)
+    for t in range(terms):
+        for h, (start, end) in enumerate(first.bounds):
+            if totals[t][h] != 0:
+                factor = Fraction(scale) / (terms * strata * totals[t][h])
+                if factor.denominator != 1:
+                    return None, 1
+                factors[t, start:end] = int(factor)
+    integers = np.zeros((len(first.items), len(views)), dtype=object)
+    for t in range(terms):
+        for k in range(len(views)):
+            integers[:, k] += factors[t] * numerators[t][k].numerators.astype(object)
+    if integers.size and max(int(v) for v in np.abs(integers).sum(axis=0).tolist()) >= 2 ** 52:
+        return None, 1
+    return integers.astype(np.float64), scale
 
 
 def _significance(a, views, options):
@@ -150,84 +293,231 @@ def _significance(a, views, options):
     a.permutations = options.permutations
     a.adjustment = options.adjustment
     for key in a.ranked:
-        x, unit = contributions(views, key)
-        pairs, t, p, p_max, total, exact = significance.paired_randomisation(x, options.permutations, options.seed)
+        x, unit, strata, exact_units = contributions(views, key)
+        pairs, difference, p, p_max, total, exhaustive = significance.paired_randomisation(
+            x, options.permutations, options.seed, strata, exact_units)
         p_adjusted = p_max if options.adjustment == "maxT" else significance.holm(p)
-        samples = a.samples[key]
-        difference = a.values[key][pairs[:, 0]] - a.values[key][pairs[:, 1]]
-        low, high, better, worse, effect = _pair_intervals(samples, pairs, difference, a.df[key])
+        score = a.scores[key]
+        low, high, better, worse, effect = _pair_intervals(a.samples[key], a.sample_keys[key], pairs, difference,
+                                                           a.df[key], bootstrap.difference_bounds(score.bounds))
         units = x.shape[0] if unit == "item" else len(a.strata)
-        test = ("paired randomisation, %s of %d %ss, %s" % ("all %d sign patterns" % total if exact else
-                                                           "%d seeded sign patterns" % total,
-                                                           units, a.unit if unit == "item" else "strat",
-                                                           "Westfall-Young max-T" if options.adjustment == "maxT"
-                                                           else "Holm"))
+        test = ("paired randomisation, %s of %d %ss, studentized%s, %s" % (
+            "all %d sign patterns" % total if exhaustive else "%d seeded sign patterns" % total,
+            units, a.unit if unit == "item" else "strat", " within strata" if unit == "item" else "",
+            "Westfall-Young max-T" if options.adjustment == "maxT" else "Holm"))
         test = test.replace("strats", "strata")
-        a.tests[key] = PairTests(key, pairs, difference, low, high, p, p_adjusted, better, worse, effect, test,
-                                  unit)
+        tests = PairTests(key, pairs, difference, low, high, p, p_adjusted, better, worse, effect, test, unit,
+                          -1 if score.lower_is_better else 1)
+        tests.exhaustive, tests.patterns, tests.unit_count = exhaustive, total, units
+        tests.disagreements = disagreements(tests)
+        a.tests[key] = tests
 
 
-def _pair_intervals(samples, pairs, difference, df, chunk=2000):
-    """Paired bootstrap interval of each difference, the share of resamples where the first
-    is strictly better (and the second), and the effect size: difference / bootstrap SD."""
+def _pair_intervals(samples, keys, pairs, difference, df, bounds, chunk=2000):
+    """Paired bootstrap interval of each difference a - b, the share of resamples where the
+    first is strictly better (and the second; exact, from the resamples' keys), and the
+    effect size: difference / bootstrap SD."""
     m = pairs.shape[0]
     low, high, better, worse, effect = (np.zeros(m) for _ in range(5))
     for start in range(0, m, chunk):
         part = pairs[start:start + chunk]
         d = samples[:, part[:, 0]] - samples[:, part[:, 1]]
         low[start:start + chunk], high[start:start + chunk] = bootstrap.interval(
-            d, difference[start:start + chunk], df, bounds=(-1.0, 1.0))
-        better[start:start + chunk] = np.mean(significance.comparable(d) > 0, axis=0)
-        worse[start:start + chunk] = np.mean(significance.comparable(d) < 0, axis=0)
+            d, difference[start:start + chunk], df, bounds=bounds)
+        better[start:start + chunk] = np.mean(keys[:, part[:, 0]] > keys[:, part[:, 1]], axis=0)
+        worse[start:start + chunk] = np.mean(keys[:, part[:, 0]] < keys[:, part[:, 1]], axis=0)
         spread = d.std(axis=0)
         effect[start:start + chunk] = np.where(spread > 0, difference[start:start + chunk] / np.where(
             spread > 0, spread, 1.0), 0.0)
     return low, high, better, worse, effect
 
 
-def _methods(a, views):
-    """challengeR's rankings of the primary score, per-task ranks and their consensus."""
-    statistic = views[0].scores[a.primary].statistic
-    per_task = np.concatenate([itemview.stratum_values(v, statistic) for v in views], axis=0)  # (K, H)
-    a.task_values = per_task
-    a.task_ranks = bootstrap.competition_ranks(per_task.T).T if per_task.size else np.zeros(per_task.shape, int)
-    mean_rank = a.task_ranks.mean(axis=1) if per_task.size else np.zeros(len(views))
-    a.consensus = mean_rank
-    wins = a.tests[a.primary].better().sum(axis=1)
-    a.wins = wins
-    a.methods = OrderedDict([
-        ("mean", a.rank),
-        ("median", bootstrap.competition_ranks(np.median(per_task, axis=1) if per_task.size
-                                               else np.zeros(len(views)))[0]),
-        ("mean rank", bootstrap.competition_ranks(-mean_rank)[0]),
-        ("tests", bootstrap.competition_ranks(wins)[0]),
-    ])
+def disagreements(tests, alpha=ALPHA):
+    """Pairs where the raw test and the 95% interval of the difference answer differently
+    (p < alpha while the interval holds 0, or p >= alpha while it excludes 0), each with
+    the reason: (index, reason)."""
+    out = []
+    for j in range(tests.pairs.shape[0]):
+        excludes = tests.low[j] > 0 or tests.high[j] < 0
+        significant = tests.p[j] < alpha
+        if excludes == significant:
+            continue
+        if not significant and tests.exhaustive and 2.0 / tests.patterns >= alpha:
+            reason = ("with %d units the smallest p a sign-flip test can give is %.3g, not below %.2g"
+                      % (tests.unit_count, 2.0 / tests.patterns, alpha))
+        elif alpha / 2 <= tests.p[j] <= 2 * alpha:
+            reason = ("both are near the 5%% boundary (p = %.4f, interval [%.4f, %.4f]): the interval is a "
+                      "bootstrap approximation, the test exact under exchangeability, and they part at the "
+                      "boundary" % (tests.p[j], tests.low[j], tests.high[j]))
+        else:
+            reason = ("p = %.4f against the interval [%.4f, %.4f]: the bootstrap distribution of the difference "
+                      "is skewed or rests on few units, and the percentile interval and the studentized test "
+                      "weigh its tails differently" % (tests.p[j], tests.low[j], tests.high[j]))
+        out.append((j, reason))
+    return out
+
+
+# -- cases and challengeR's methods ---------------------------------------------------------
+
+def _cases(a, views, options):
+    a.cases = case_values.of_views(views, a.primary, a.names)
+    treatment = options.missing
+    if treatment == "worst" and a.cases.missing.any():
+        try:
+            case_values.worst_value(a.scores[a.primary])
+        except ValueError:
+            a.notes.append("The score has no bound on its bad side: missing cases are left out (na.rm) instead "
+                           "of replaced by the worst value.")
+            treatment = "na.rm"
+    a.cases.treat(treatment, a.scores[a.primary])
+
+
+def _methods(a):
+    """challengeR's rankings of the primary score per task, and their consensus."""
+    lower = a.lower_is_better()
+    cases = a.cases
+    a.task_rankings = OrderedDict()  # method -> list over tasks of (ranks, values)
+    for name in challenger.METHODS:
+        a.task_rankings[name] = []
+    a.case_ranks = []  # per task, (K, cases) ranks on each case (missing: after every other)
+    for t in range(len(cases.tasks)):
+        task = challenger.Oriented(cases, cases.of_task(t), lower)
+        a.case_ranks.append(challenger.case_ranks(task))
+        a.task_rankings["mean-then-rank"].append(challenger.mean_then_rank(task))
+        a.task_rankings["median-then-rank"].append(challenger.median_then_rank(task))
+        a.task_rankings["rank-then-mean"].append(challenger.rank_then_mean(task))
+        a.task_rankings["test-then-rank"].append(challenger.test_then_rank(task))
+    preference = np.argsort(a.rank, kind="mergesort").tolist()
+    a.consensus = OrderedDict()
+    for name, per_task in a.task_rankings.items():
+        euclid, means = challenger.euclidean_consensus([r for r, _ in per_task])
+        a.consensus[name] = {"euclidean": euclid, "mean_rank": means}
+    a.kemeny = challenger.kemeny_consensus([r for r, _ in a.task_rankings["mean-then-rank"]], preference)
+    better = a.tests[a.primary].better()
+    a.wins = better.sum(axis=1)
+    a.methods = OrderedDict([("leaderboard", a.rank)])
+    for name in challenger.METHODS:
+        a.methods[name] = a.consensus[name]["euclidean"]
+    a.methods["Kemeny (mean-then-rank)"] = a.kemeny[0]
+    a.methods["significance wins"] = challenger.min_ranks(a.wins.tolist())
     a.stability = [(name, agreement.kendall_tau_b(-a.rank, -ranks), agreement.rank_distance(-a.rank, -ranks))
                    for name, ranks in list(a.methods.items())[1:]]
-    better = a.tests[a.primary].better()
     leaders = np.flatnonzero(a.rank == 1)
-    # Could be the winner: not significantly worse than a leader, and no leader beats it.
-    a.winners = [s for s in range(len(views)) if not better[leaders, s].any()]
+    # Could be the winner: no leader is significantly better.
+    a.winners = [s for s in range(len(a.names)) if not better[leaders, s].any()]
+    a.groups = significance_groups(better, np.argsort(a.rank, kind="mergesort"))
 
 
 METHODS = OrderedDict([
-    ("mean", "aggregate then rank: mean over strata (the leaderboard)"),
-    ("median", "aggregate then rank: median over strata"),
-    ("mean rank", "rank then aggregate: mean of the per-stratum ranks (their consensus)"),
-    ("tests", "test-based: number of submissions significantly beaten"),
+    ("leaderboard", "the leaderboard: the score itself (mean over strata of the stratum scores)"),
+    ("mean-then-rank", "challengeR aggregateThenRank(FUN = mean) per task, Euclidean consensus across tasks"),
+    ("median-then-rank", "challengeR aggregateThenRank(FUN = median) per task, Euclidean consensus"),
+    ("rank-then-mean", "challengeR rankThenAggregate(FUN = mean) per task, Euclidean consensus"),
+    ("test-then-rank", "challengeR testThenRank (one-sided Wilcoxon, alpha 0.05, no adjustment) per task, "
+                       "Euclidean consensus"),
+    ("Kemeny (mean-then-rank)", "challengeR consensus(method = \"symdiff/L\") of the mean-then-rank task rankings"),
+    ("significance wins", "number of submissions each is significantly better than (the paired tests above)"),
 ])
 
 
+def significance_groups(better, order):
+    """Compact letter display (Piepho 2004, insert-absorb): letters such that two
+    submissions share a letter unless one is significantly better than the other; letters
+    named in leaderboard order. Returns a list of strings, one per submission."""
+    count = better.shape[0]
+    columns = [set(range(count))]
+    for i in range(count):
+        for j in range(i + 1, count):
+            if not (better[i, j] or better[j, i]):
+                continue
+            split = []
+            for column in columns:
+                if i in column and j in column:
+                    split += [column - {i}, column - {j}]
+                else:
+                    split.append(column)
+            columns = [c for c in split if not any(c < other for other in split)]
+            unique = []
+            for c in columns:
+                if c not in unique:
+                    unique.append(c)
+            columns = unique
+    position = dict((s, p) for p, s in enumerate(order.tolist()))
+    columns.sort(key=lambda c: min(position[s] for s in c) if c else count)
+    letters = [""] * count
+    for index, column in enumerate(columns):
+        letter = _letter(index)
+        for s in column:
+            letters[s] += letter
+    return letters
+
+
+def _letter(index):
+    alphabet = "abcdefghijklmnopqrstuvwxyz"
+    return alphabet[index] if index < 26 else _letter(index // 26 - 1) + alphabet[index % 26]
+
+
+# -- stability: per-task bootstrap, tau, stability across strata -------------------------------
+
+def _stability(a, views):
+    """Per task, the bootstrap ranks (blob plots per stratum) and Kendall's tau between the
+    task's ranking and each bootstrap ranking of it (challengeR's violin plot); the
+    leaderboard's own tau first. Tasks are the strata when the cases are items."""
+    statistic = views[0].scores[a.primary].statistic
+    lower = a.lower_is_better()
+    sign = -1 if lower else 1
+    a.tau = OrderedDict()
+    a.tau["leaderboard"] = _taus(a.keys[a.primary], a.sample_keys[a.primary])
+    a.task_bootstrap = OrderedDict()
+    # Each stratum's value of the primary statistic, and the submissions' ranks there.
+    observed = np.concatenate([itemview.stratum_values(v, statistic) for v in views], axis=0)  # (K, H)
+    tolerance = _tolerance(views, a.primary)
+    same = twins(views, a.primary)
+    stratum_keys = [exact.order_keys(sign * observed[:, h],
+                                     lambda k, h=h: sign * exact.stratum_value(views[k], statistic, h), tolerance,
+                                     same) for h in range(len(a.strata))]
+    a.stratum_values = observed
+    a.stratum_ranks = np.stack([bootstrap.competition_ranks(k)[0] for k in stratum_keys], axis=1) \
+        if stratum_keys else np.zeros((len(views), 0), dtype=np.int64)
+    size = len(views)
+    a.stratum_rank_share = np.stack([np.bincount(a.stratum_ranks[s], minlength=size + 1)[1:size + 1]
+                                     for s in range(size)]) / float(max(len(a.strata), 1))
+    if a.cases.kind != "item" or len(a.strata) < 2:
+        return
+    stratum_samples = np.stack([itemview.stratum_values(v, statistic, a.weights) for v in views], axis=2)  # (R, H, K)
+    for h, stratum in enumerate(a.strata):
+        keys = stratum_keys[h]
+        sample_keys = exact.row_keys(
+            sign * stratum_samples[:, h, :],
+            lambda row, k, h=h: sign * exact.stratum_value(views[k], statistic, h, a.weights[h][row]), tolerance,
+            same)
+        ranks = bootstrap.competition_ranks(sample_keys)
+        a.task_bootstrap[stratum] = {
+            "rank": bootstrap.competition_ranks(keys)[0],
+            "frequency": np.stack([np.bincount(ranks[:, s], minlength=size + 1)[1:] for s in range(size)])
+            / float(ranks.shape[0]),
+            "median": np.median(ranks, axis=0), "interval": bootstrap.rank_interval(ranks)}
+        a.tau[stratum] = _taus(keys, sample_keys)
+
+
+def _taus(keys, sample_keys):
+    """Kendall's tau-b between the ranking given by `keys` and each row of `sample_keys`."""
+    return np.array([agreement.kendall_tau_b(keys, row) for row in sample_keys], dtype=float)
+
+
 def _protocols(a):
-    """Rank distance and tau-b between the rankings of every two ranked scores."""
+    """Rank distance and tau-b between the rankings of every two ranked scores (oriented,
+    exact keys)."""
     a.protocol_pairs = []
     names = a.ranked
     for x in range(len(names)):
         for y in range(x + 1, len(names)):
             p, q = names[x], names[y]
-            a.protocol_pairs.append((p, q, agreement.rank_distance(a.values[p], a.values[q]),
-                                     agreement.kendall_tau_b(a.values[p], a.values[q])))
+            a.protocol_pairs.append((p, q, agreement.rank_distance(a.keys[p], a.keys[q]),
+                                     agreement.kendall_tau_b(a.keys[p], a.keys[q])))
 
+
+# -- secondary views ------------------------------------------------------------------------------
 
 def _decisions(views):
     first = views[0]
@@ -288,11 +578,12 @@ def _without_ground_truth(a, views, options, foregrounds):
                  "rank_values": values, "f_rank": agreement.ranks_from_scores(metrics["f_measure"]),
                  "reference_rank": reference_rank, "reference_accuracy": ref_truth}
     if a.ground_truth:
-        truth = a.values[a.primary]
+        truth = a.keys[a.primary]  # the ground-truth ranking, oriented: a larger key is better
         ranked = [s for s in range(len(names)) if s != reference]
+        f_measure = agreement.ranks_from_scores(metrics["f_measure"])
         a.gt_free["agreement"] = [
-            ("pseudo F-measure", a.primary, agreement.rank_distance(truth, metrics["f_measure"]),
-             agreement.kendall_tau_b(truth, metrics["f_measure"])),
+            ("pseudo F-measure", a.primary, agreement.rank_distance(truth, -f_measure),
+             agreement.kendall_tau_b(truth, -f_measure)),
             ("reference-classifier protocol", a.primary, agreement.rank_distance(truth[ranked], values[ranked]),
              agreement.kendall_tau_b(truth[ranked], values[ranked])),
         ]

@@ -18,8 +18,6 @@ checks 93%-97% coverage at the sizes of the tracks.
 import numpy as np
 from scipy.stats import norm, t as student
 
-from ..metrics.significance import comparable
-
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20260
 LEVEL = 0.95
@@ -27,8 +25,14 @@ LEVEL = 0.95
 
 def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """Per stratum a (resamples, items of the stratum) matrix of draw counts."""
+    return list(stratum_weights(view, resamples, seed))
+
+
+def stratum_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """draw_weights one stratum at a time (the same draws; one stratum's matrix in memory).
+    numpy's RandomState.randint, whose stream numpy keeps the same on every version (1.17,
+    1.26 and 2.x give the same draws; tests/test_metaeval.py keeps a fingerprint)."""
     rng = np.random.RandomState(seed)
-    out = []
     for start, end in view.bounds:
         weights = np.zeros((resamples, end - start))
         blocks = view.block[start:end]
@@ -39,8 +43,7 @@ def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
             picked = rng.randint(0, size, size=(resamples, draws))
             flat = (picked + size * np.arange(resamples)[:, None]).ravel()
             weights[:, members] = np.bincount(flat, minlength=resamples * size).reshape(resamples, size)
-        out.append(weights)
-    return out
+        yield weights
 
 
 def degrees_of_freedom(view, key=None):
@@ -63,7 +66,8 @@ def widening(df, level=LEVEL):
 
 def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
     """Percentile interval of bootstrap samples (columns) recentred on the estimate and
-    widened (see above), clipped to the scores' range: with m the median of the samples
+    widened (see above), clipped to the scores' range (bounds: (low, high), either None
+    where the score has no bound; None: no clipping): with m the median of the samples
     and q-, q+ their percentiles, [estimate - f (m - q-), estimate + f (q+ - m)].
 
     Recentring keeps the interval about the leaderboard's own value when the resamples
@@ -80,14 +84,25 @@ def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
     low = estimate - factor * np.maximum(middle - low, 0.0)
     high = estimate + factor * np.maximum(high - middle, 0.0)
     if bounds is not None:
-        low, high = np.clip(low, bounds[0], bounds[1]), np.clip(high, bounds[0], bounds[1])
+        if bounds[0] is not None:
+            low, high = np.maximum(low, bounds[0]), np.maximum(high, bounds[0])
+        if bounds[1] is not None:
+            low, high = np.minimum(low, bounds[1]), np.minimum(high, bounds[1])
     return low, high
 
 
-def competition_ranks(values):
-    """Competition ranks (1 = best, equal values share the best of their ranks) of each
-    row of `values` (higher is better), compared at the stated precision; one sort per row."""
-    values = -comparable(np.atleast_2d(values))
+def difference_bounds(bounds):
+    """The range of a difference of two scores of range `bounds` (None where unbounded)."""
+    if bounds is None or bounds[0] is None or bounds[1] is None:
+        return None
+    return (bounds[0] - bounds[1], bounds[1] - bounds[0])
+
+
+def competition_ranks(keys):
+    """Competition ranks (1 = best, equal keys share the best of their ranks) of each row
+    of `keys` (a larger key is better), compared exactly as given (exact.row_keys gives
+    integer keys in the exact order of scores); one sort per row."""
+    values = -np.atleast_2d(keys)
     ordered = np.sort(values, axis=1)
     ranks = np.empty(values.shape, dtype=np.int64)
     for row in range(values.shape[0]):

@@ -1,13 +1,15 @@
 """compare.py: score several submissions with the track scorers (or read the per-item
 views evaluate.py left under private/, with --scored) and compare them.
 
-Writes OUT/ranking.csv, OUT/pairs.csv, OUT/ranks.csv and OUT/report.html; one progress
-line per submission on stderr. Exit status as evaluate.py: 1 a submission is invalid,
+Writes OUT/ranking.csv, OUT/pairs.csv, OUT/ranks.csv, OUT/report.html, and beside it the
+paper's material (OUT/latex/*.tex, OUT/svg/*.svg); one progress line per submission on
+stderr. Exit status as evaluate.py: 1 a submission is invalid,
 2 the reference data (or the command line), 3 a bug.
 """
 
 import argparse
 import io
+import math
 import os
 import sys
 import time
@@ -18,7 +20,7 @@ from ..log import Log
 from .. import __version__, layout, views as view_files
 from ..metrics import significance
 from ..tracks import TRACKS
-from . import analysis, bootstrap, page, submissions, unlabeled
+from . import analysis, bootstrap, cases, page, submissions, unlabeled
 
 
 def parse(argv):
@@ -47,6 +49,11 @@ def parse(argv):
                         help="ignore the reference labels: only the ground-truth-free analysis")
     parser.add_argument("--reference", help="name of the submission used as reference classifier "
                                             "(default: the consensus majority vote)")
+    parser.add_argument("--missing-cases", default="track", metavar="TREATMENT",
+                        help="how the per-case analysis (challengeR's methods and views) treats the cases a "
+                             "submission did not give, as challengeR's na.treat: track (the value the track scored "
+                             "them with, the default), na.rm (left out), worst (the score's worst value) or a "
+                             "number")
     parser.add_argument("--debug", action="store_true", help="print a traceback for every error")
     return parser.parse_args(argv)
 
@@ -67,7 +74,17 @@ def submission_names(args):
                                  % (args.reference, ", ".join(names)))
     if args.resamples < 10 or args.permutations < 100:
         raise ReferenceDataError("--resamples must be at least 10 and --permutations at least 100.")
+    if args.missing_cases not in cases.TREATMENTS and not _number(args.missing_cases):
+        raise ReferenceDataError("--missing-cases %s is not one of track, na.rm, worst or a number."
+                                 % args.missing_cases)
     return names
+
+
+def _number(text):
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def _progress(progress, index, count, name, seconds, per_track):
@@ -154,15 +171,19 @@ def compare(args, names, progress=sys.stderr):
         progress.write("Analysing track %s over %d submissions.\n" % (label, len(names)))
         ground_truth = not args.no_ground_truth and not (without_labels and rels[t] in without_labels)
         options = analysis.Options(args.resamples, args.seed, args.permutations, args.adjustment, ground_truth,
-                                   args.reference)
+                                   args.reference, args.missing_cases)
         analyses.append(analysis.analyse(label, names, views, options, foregrounds))
     if not os.path.isdir(args.out):
         os.makedirs(args.out)
     closing = page.closing_note(analyses)
-    for filename, text in (("ranking.csv", page.ranking_csv(analyses)), ("pairs.csv", page.pairs_csv(analyses)),
-                           ("ranks.csv", page.ranks_csv(analyses)),
-                           ("report.html", page.report_html(analyses, closing))):
-        with open(os.path.join(args.out, filename), "w", encoding="utf-8", newline="") as stream:
+    report, beside = page.report_html(analyses, closing)
+    written = [("ranking.csv", page.ranking_csv(analyses)), ("pairs.csv", page.pairs_csv(analyses)),
+               ("ranks.csv", page.ranks_csv(analyses)), ("report.html", report)] + sorted(beside.items())
+    for filename, text in written:
+        path = os.path.join(args.out, *filename.split("/"))
+        if not os.path.isdir(os.path.dirname(path)):
+            os.makedirs(os.path.dirname(path))
+        with open(path, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
     for line in closing:
         progress.write(line + "\n")
@@ -177,5 +198,5 @@ def main(argv=None):
                         "submissions at a time, or run it on a machine with more memory.")
     if status:
         return status
-    sys.stderr.write("Wrote ranking.csv, pairs.csv, ranks.csv and report.html in %s.\n" % args.out)
+    sys.stderr.write("Wrote ranking.csv, pairs.csv, ranks.csv, report.html, latex/ and svg/ in %s.\n" % args.out)
     return 0

@@ -1,23 +1,24 @@
 """How much two rankings of the same submissions agree: the tie-aware rank distance of
 the paper comparing text-detection evaluation protocols, and Kendall's tau-b.
 
-Pure numpy kernels. A ranking is given as scores (higher is better); equal scores are ties.
+Pure numpy kernels. A ranking is given as scores (higher is better); equal scores are ties,
+compared exactly as given (compare.py passes integer keys in the exact order of its
+scores, metaeval/exact.py).
 """
 
 import numpy as np
 
 
 def ranks_from_scores(scores, higher_is_better=True):
-    """Competition ranks (1 = best; equal scores share the best of their ranks), scores
-    compared at 12 decimals (significance.comparable)."""
-    s = np.round(np.asarray(scores, dtype=float), 12)
+    """Competition ranks (1 = best; equal scores share the best of their ranks)."""
+    s = np.asarray(scores, dtype=float)
     if not higher_is_better:
         s = -s
     return 1 + (s[None, :] > s[:, None]).sum(axis=1)
 
 
 def _pair_signs(scores):
-    s = np.round(np.asarray(scores, dtype=float), 12)
+    s = np.asarray(scores)
     signs = np.sign(s[:, None] - s[None, :])
     upper = np.triu_indices(s.size, 1)
     return signs[upper]

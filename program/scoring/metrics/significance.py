@@ -3,6 +3,9 @@
 Pure numpy/scipy kernels, no I/O. SPEC section 6.
 """
 
+from fractions import Fraction
+from math import gcd
+
 import numpy as np
 from scipy.stats import binom
 
@@ -92,14 +95,14 @@ def reference_rank_values(n_agree, pvalues, alpha=0.05, excluded=None):
 DEFAULT_PATTERNS = 2000
 EXACT_MAX_UNITS = 20
 EXACT_BUDGET = 5e7  # pattern x pair evaluations allowed for an exact enumeration
-PRECISION = 12  # scores and statistics are compared after rounding to 12 decimals
 
 
-def comparable(values):
-    """Values as they are compared: rounded to PRECISION decimals, so that two scores equal
-    as rationals but summed in another order (0.1 + 0.2 + 0.3 vs 0.3 + 0.2 + 0.1) are
-    equal, on every numpy version."""
-    return np.round(np.asarray(values, dtype=np.float64), PRECISION)
+def margin(terms):
+    """Relative rounding error allowed for a value computed in floating point from `terms`
+    terms (sums of products of them): 1024 times the bound terms * 2**-50. Two values
+    further apart than that (times their magnitude) are ordered by their floats; closer
+    ones are compared exactly (metaeval/exact.py; ExactUnits here)."""
+    return 2.0 ** -40 * (float(terms) + 64.0)
 
 
 def sign_patterns(units, draws=DEFAULT_PATTERNS, seed=0, pairs=1, chunk=512):
@@ -122,7 +125,128 @@ def sign_patterns(units, draws=DEFAULT_PATTERNS, seed=0, pairs=1, chunk=512):
     return chunks, exact, (2 ** units if exact else draws)
 
 
-def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0):
+class ExactUnits(object):
+    """The exact contributions of the units of a paired test.
+
+    fraction(u, k): unit u's exact share of submission k's score (a Fraction);
+    integers: the (units, K) contributions times one common denominator `scale`, as floats
+    that are integers below 2**52 (every sum of them is then exact in floating point), or
+    None where no such denominator is small enough; same(u): whether every submission's
+    share of unit u is exactly the same. From plain floats (ExactUnits.of(x)), each value
+    is read as the decimal it prints as (the shortest decimal giving the float back: 0.1
+    is 1/10), so that data given in decimals compare as the decimals they are."""
+
+    def __init__(self, fraction, integers=None, scale=1, same=None):
+        self.fraction = fraction
+        self.integers = integers
+        self.scale = scale
+        self._same = same
+
+    def same(self, u, k):
+        if self._same is not None:
+            return self._same(u)
+        first = self.fraction(u, 0)
+        return all(self.fraction(u, j) == first for j in range(1, k))
+
+    @classmethod
+    def of(cls, x):
+        x = np.asarray(x, dtype=np.float64)
+        fractions = [[decimal(v) for v in row] for row in x.tolist()]
+        scale = 1
+        for row in fractions:
+            for v in row:
+                scale = lcm(scale, v.denominator)
+        integers = None
+        if scale <= 2 ** 52:
+            scaled = np.array([[int(v * scale) for v in row] for row in fractions], dtype=object).reshape(x.shape)
+            if not scaled.size or max(int(v) for v in np.abs(scaled).sum(axis=0).tolist()) < 2 ** 52:
+                integers = scaled.astype(np.float64)
+        return cls(lambda u, k: fractions[u][k], integers, scale)
+
+
+def decimal(value):
+    """A float as the decimal it prints as (repr: the shortest decimal that reads back as
+    the same float), a Fraction."""
+    return Fraction(repr(float(value)))
+
+
+def lcm(a, b):
+    return a // gcd(a, b) * b
+
+
+def _z2(t, v):
+    """The exact Z^2 = T^2 / V of the studentized statistic: 0 where T = 0, infinite where
+    V = 0 < |T|."""
+    if t == 0:
+        return Fraction(0)
+    if v == 0:
+        return float("inf")
+    return Fraction(t * t) / v
+
+
+class _Pairs(object):
+    """The exact statistics of each pair (computed when a comparison needs them)."""
+
+    def __init__(self, x, exact, strata, sizes, pairs, scaled):
+        self.x, self.exact, self.strata, self.sizes, self.pairs = x, exact, strata, sizes, pairs
+        self.scaled = scaled
+        self.cache = {}
+        self.observed = {}
+
+    def differences(self, j):
+        """Per stratum: (units, their exact differences d_u != 0) of pair j."""
+        if j not in self.cache:
+            a, b = self.pairs[j]
+            parts = []
+            for h in range(len(self.sizes)):
+                units = np.flatnonzero(self.strata == h)
+                if self.scaled:
+                    d = (self.x[units, a].astype(np.int64) - self.x[units, b].astype(np.int64)).tolist()
+                else:
+                    d = [self.exact.fraction(u, a) - self.exact.fraction(u, b) for u in units.tolist()]
+                kept = [(u, v) for u, v in zip(units.tolist(), d) if v != 0]
+                parts.append(([u for u, _ in kept], [v for _, v in kept]))
+            squares = [sum((v * v for v in values), 0) for _, values in parts]
+            self.cache[j] = (parts, squares)
+        return self.cache[j]
+
+    def statistic(self, j, signs=None, sums=None):
+        """Exact (T, V) of pair j under a sign pattern (None: the observed); sums: the
+        pattern's per-stratum sums of d when they are known exactly (integers)."""
+        parts, squares = self.differences(j)
+        total, variance = 0, Fraction(0)
+        for h, ((units, values), q) in enumerate(zip(parts, squares)):
+            if sums is not None:
+                s = int(sums[h])
+            elif signs is None:
+                s = sum(values, 0)
+            else:
+                s = sum((v if signs[u] > 0 else -v for u, v in zip(units, values)), 0)
+            total += s
+            n = self.sizes[h]
+            variance += Fraction(n * q - s * s, n - 1) if n > 1 else Fraction(q)
+        return total, variance
+
+    def z2(self, j, signs=None, sums=None):
+        if signs is not None or sums is not None:
+            return _z2(*self.statistic(j, signs, sums))
+        if j not in self.observed:
+            self.observed[j] = _z2(*self.statistic(j))
+        return self.observed[j]
+
+    def null(self, j):
+        """Whether pair j's two submissions have exactly the same share of every unit."""
+        return not any(units for units, _ in self.differences(j)[0])
+
+    def units(self, j):
+        """The units where pair j's shares differ exactly."""
+        key = ("units", j)
+        if key not in self.cache:
+            self.cache[key] = np.array([u for units, _ in self.differences(j)[0] for u in units], dtype=np.int64)
+        return self.cache[key]
+
+
+def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=None, exact=None):
     """Paired randomisation tests of the score difference of every two submissions, with
     Westfall and Young's max-T step-down adjustment over the same sign patterns.
 
@@ -130,49 +254,225 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0):
     the sum of its column (for a mean over strata of per-stratum means: the unit's value
     divided by its stratum's size and by the number of strata). Under the null hypothesis
     that A and B are exchangeable on every unit, swapping them on unit u flips the sign of
-    its difference; one pattern of flips serves every pair (Y = S X, T*_ab = Y_a - Y_b).
-    p = share of patterns with |T*| >= |T| (exact over all 2^n patterns, else
-    (1 + hits) / (1 + draws)). Max-T step-down (Westfall and Young 1993, algorithm 2.8) on
-    the standardised statistics T / sqrt(sum_u d_u^2) (under sign flips every pattern has
-    that variance, so a close pair with few disagreements is not drowned by pairs whose
-    differences spread wider): with |T| in decreasing order, p~_(j) = share of patterns
-    whose maximum of |T*| over the hypotheses (j), (j+1), ... reaches |T_(j)|, then made
-    non-decreasing in that order.
-    Units on which all submissions agree change no statistic and are left out.
+    its difference d_u; one pattern of flips serves every pair.
+
+    The statistic is studentized with the variance centred within strata (strata: the
+    stratum of each unit; None for units that are strata themselves):
+        Z = T / sqrt(V),  T = sum_u d_u,  V = sum_h n_h / (n_h - 1) sum_{u in h} (d_u - mean_h d)^2,
+    recomputed for every pattern (a stratum of one unit, or units without strata, add
+    sum d_u^2, the variance of T under sign flips, which flips leave unchanged). Centring
+    within strata makes the test answer the question of the bootstrap interval, whether
+    the expected difference is 0, when one submission's advantage differs by stratum (a
+    specialist): the uncentred variance counts that heterogeneity as noise and makes the
+    test conservative; a studentized permutation test stays exact under exchangeability
+    and is asymptotically valid under the weaker null (Janssen 1997; Chung and Romano
+    2013). p = share of patterns with |Z*| >= |Z|, exact over all 2^n patterns (else
+    (1 + hits) / (1 + draws)); the observed pattern and a pattern equal to it count,
+    whatever the rounding: comparisons within the rounding margin are made with the exact
+    contributions (exact: ExactUnits; default: the floats' binary rationals).
+    Max-T step-down (Westfall and Young 1993, algorithm 2.8) on |Z|: with |Z| in
+    decreasing order, p~_(j) = share of patterns whose maximum of |Z*| over the
+    hypotheses (j), (j+1), ... reaches |Z_(j)|, then made non-decreasing in that order.
+    Units on which all submissions agree change no statistic and are left out of the
+    patterns (they still count in their stratum's n_h).
     Returns (pairs (m, 2) with a < b, T_ab (m,), p (m,), p_maxT (m,), patterns, exact).
     """
     x = np.asarray(contributions, dtype=np.float64)
-    k = x.shape[1]
+    units_all, k = x.shape
+    exact_units = exact if exact is not None else ExactUnits.of(x)
+    scaled = exact_units.integers is not None
+    if scaled:
+        x = np.asarray(exact_units.integers, dtype=np.float64)
+    if strata is None:
+        unit_strata, sizes = np.zeros(units_all, dtype=np.int64), [1]
+        pooled = True
+    else:
+        unit_strata = np.asarray(strata, dtype=np.int64)
+        sizes = np.bincount(unit_strata).tolist() if units_all else [1]
+        pooled = False
     upper = np.triu_indices(k, 1)
     pairs = np.stack(upper, axis=1)
-    observed = x.sum(axis=0)
-    t = observed[upper[0]] - observed[upper[1]]
-    if x.shape[0]:
-        x = x[np.ptp(x, axis=1) > 0]
-    gram = x.T.dot(x)
-    spread = np.sqrt(np.maximum(np.diag(gram)[upper[0]] + np.diag(gram)[upper[1]] - 2 * gram[upper], 0.0))
-    scale = np.where(spread > 0, spread, 1.0)
-    t_abs = comparable(np.abs(t) / scale)
-    chunks, exact, total = sign_patterns(x.shape[0], draws, seed, t.shape[0])
-    order = np.argsort(-t_abs, kind="mergesort")
-    sorted_t = t_abs[order]
-    hits = np.zeros(t.shape[0], dtype=np.int64)
-    hits_max = np.zeros(t.shape[0], dtype=np.int64)
-    rows = max(1, 4000000 // max(1, t.shape[0]))
+    m = pairs.shape[0]
+    # Units where every submission has the same share: left out of the patterns.
+    differ = np.ptp(x, axis=1) > 0 if units_all else np.zeros(0, dtype=bool)
+    if not scaled:
+        for u in np.flatnonzero(~differ).tolist():
+            differ[u] = not exact_units.same(u, k)
+    kept = np.flatnonzero(differ)
+    xk, hk = x[kept], unit_strata[kept]
+    strata_count = len(sizes)
+    n_h = np.array(sizes, dtype=np.float64)
+    # Per stratum and pair: the observed sum S_h of d, the sum of squares Q_h, and what
+    # bounds their rounding: eps_h, how far the float d's sum can be from the exact one
+    # (each float share within 2**-53 of its exact value, each d, sum and square adding at
+    # most 2**-53 of its magnitude; nothing where the shares are exact integers), and
+    # dq_h, the same for Q_h.
+    d = xk[:, upper[0]] - xk[:, upper[1]] if m else np.zeros((kept.size, 0))
+    unit = 2.0 ** -53
+    represented = 0.0 if scaled else 2 * unit
+    s_obs, q, abs_d, eps, dq = (np.zeros((strata_count, m)) for _ in range(5))
+    for h in range(strata_count):
+        rows = d[hk == h]
+        e_u = represented * (np.abs(xk[hk == h][:, upper[0]]) + np.abs(xk[hk == h][:, upper[1]]))
+        s_obs[h], q[h], abs_d[h] = rows.sum(axis=0), (rows * rows).sum(axis=0), np.abs(rows).sum(axis=0)
+        count = rows.shape[0]
+        eps[h] = e_u.sum(axis=0) + (0.0 if scaled else count * unit * abs_d[h])
+        dq[h] = (2 * np.abs(rows) * e_u + e_u * e_u).sum(axis=0) + count * unit * q[h]
+    t_obs = s_obs.sum(axis=0)
+    eps_t = eps.sum(axis=0)
+    centred = (n_h > 1)[:, None] & (not pooled)
+    divisor = np.maximum(n_h - 1, 1)[:, None]
+    dq_v = np.where(centred, n_h[:, None] * dq / divisor, dq).sum(axis=0)
+    safety = 1024.0  # as for the margin of scores: 1024 times the bound
+
+    # V = const - sum_h S_h^2 / (n_h - 1) over the centred strata; the rounding bounds of
+    # T and V taken at their largest over the patterns (|S_h| <= sum |d|), so that each
+    # pattern costs a few passes over (patterns, pairs).
+    inverse = np.where(centred, 1.0 / divisor, 0.0)[:, 0]
+    constant = np.where(centred, n_h[:, None] * q / divisor, q).sum(axis=0)
+    e_t = eps_t + unit * strata_count * abs_d.sum(axis=0)
+    v_abs = np.where(centred, (n_h[:, None] * q + abs_d * abs_d) / divisor, q).sum(axis=0)
+    e_v = dq_v + np.where(centred, (2 * abs_d * eps + eps * eps) / divisor, 0.0).sum(axis=0) + 8 * unit * v_abs
+
+    def z2_with_error(s):
+        """Z^2 of per-stratum sums s (..., strata, m), a bound on its rounding error ((error
+        of T^2 + Z^2 x error of V) / V, times the safety factor), and T."""
+        t = s.sum(axis=-2)
+        if pooled or not inverse.any():
+            v = np.broadcast_to(constant, t.shape)
+        else:
+            v = constant - np.einsum("...hm,h->...m", s * s, inverse)
+            np.maximum(v, 0.0, out=v)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t2 = t * t
+            z2 = t2 / v
+            z2[t == 0] = 0.0
+            error = safety * (2 * np.abs(t) * e_t + e_t * e_t + 2 * unit * t2 + z2 * e_v) / v
+        error[v <= 0] = np.inf
+        error[..., null] = 0.0
+        return z2, error, t
+
+    exact_pairs = _Pairs(x, exact_units, unit_strata, sizes, pairs, scaled)
+    # Pairs whose shares are exactly equal everywhere: Z = Z* = 0 exactly, no rounding.
+    null = np.zeros(m, dtype=bool)
+    for j in np.flatnonzero(abs_d.sum(axis=0) == 0 if m else np.zeros(0, dtype=bool)).tolist():
+        null[j] = scaled or exact_pairs.null(j)
+    bound_t = safety * (eps_t + unit * strata_count * np.abs(s_obs).sum(axis=0))  # the rounding of T
+
+    z2_obs, e_obs, _ = z2_with_error(s_obs)
+    # The observed statistic exactly where its float could be far off (V about 0).
+    for j in np.flatnonzero(~np.isfinite(e_obs) | (e_obs >= np.maximum(z2_obs, 1e-300))).tolist():
+        value = exact_pairs.z2(j)
+        infinite = value == float("inf")
+        z2_obs[j] = np.inf if infinite else float(value)
+        e_obs[j] = 0.0 if infinite else 2.0 ** -50 * z2_obs[j]
+    order = _exact_order(z2_obs, e_obs, exact_pairs)
+    sorted_z2, sorted_e = z2_obs[order], e_obs[order]
+
+    chunks, exhaustive, total = sign_patterns(kept.size, draws, seed, m)
+    hits = np.zeros(m, dtype=np.int64)
+    hits_max = np.zeros(m, dtype=np.int64)
+    rows_per_block = max(1, 4000000 // max(1, m * strata_count))
     for signs in chunks():
-        y = signs.dot(x)
-        for start in range(0, y.shape[0], rows):
-            block = y[start:start + rows]
-            flipped = comparable(np.abs(block[:, upper[0]] - block[:, upper[1]]) / scale)
-            hits += np.count_nonzero(flipped >= t_abs, axis=0)
-            successive = np.maximum.accumulate(flipped[:, order][:, ::-1], axis=1)[:, ::-1]
-            hits_max[order] += np.count_nonzero(successive >= sorted_t, axis=0)
-    if exact:
+        per_stratum = np.stack([signs[:, hk == h].dot(xk[hk == h]) for h in range(strata_count)], axis=1)
+        for start in range(0, signs.shape[0], rows_per_block):
+            block = per_stratum[start:start + rows_per_block]  # (rows, strata, K)
+            s = block[:, :, upper[0]] - block[:, :, upper[1]]
+            z2, error, _ = z2_with_error(s)
+            pattern = _Patterns(signs[start:start + rows_per_block], kept, units_all, s if scaled else None)
+            hits += _count_own(z2, error, z2_obs, e_obs, pattern, exact_pairs)
+            hits_max[order] += _count_max(z2[:, order], error[:, order], sorted_z2, sorted_e, order, pattern,
+                                          exact_pairs)
+    if exhaustive:
         p, p_max = hits / float(total), hits_max / float(total)
     else:
         p, p_max = (hits + 1.0) / (total + 1.0), (hits_max + 1.0) / (total + 1.0)
     p_max[order] = np.minimum(1.0, np.maximum.accumulate(p_max[order]))
-    return pairs, t, np.minimum(1.0, p), p_max, total, exact
+    difference = np.array([_difference(exact_pairs, exact_units, j, t_obs[j], bound_t[j]) for j in range(m)])
+    return pairs, difference, np.minimum(1.0, p), p_max, total, exhaustive
+
+
+def _difference(exact_pairs, exact_units, j, t, bound):
+    """T of pair j (the score difference) as a float: exactly 0 when it is 0, scaled back
+    from the integers where the units were scaled."""
+    if exact_pairs.scaled:
+        return float(Fraction(int(t), exact_units.scale))
+    if abs(t) <= bound and exact_pairs.statistic(j)[0] == 0:
+        return 0.0
+    return float(t)
+
+
+def _exact_order(z2, error, exact_pairs):
+    """The pairs by decreasing observed Z^2, exactly (equal ones in pair order)."""
+    n = z2.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    by_value = np.argsort(-z2, kind="mergesort")
+    ranked = z2[by_value]
+    width = error[by_value]
+    close = np.zeros(n - 1, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        close = ~((ranked[:-1] - width[:-1]) > (ranked[1:] + width[1:]))
+    if not close.any():
+        return by_value
+    starts = np.concatenate(([0], np.flatnonzero(~close) + 1))
+    ends = np.concatenate((starts[1:], [n]))
+    out = []
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        members = by_value[start:end].tolist()
+        if len(members) > 1:
+            exact_values = dict((j, exact_pairs.z2(j)) for j in members)
+            members.sort(key=lambda j: (-exact_values[j], j))
+        out.extend(members)
+    return np.array(out, dtype=np.int64)
+
+
+class _Patterns(object):
+    """A block of sign patterns, for the exact comparisons: exact_z2(row, j) gives pair j's
+    exact Z*^2 under pattern `row` (from its per-stratum sums when they are exact
+    integers, else from the signs over every unit, left-out units +1)."""
+
+    def __init__(self, signs, kept, units, sums):
+        self.signs, self.kept, self.units, self.sums = signs, kept, units, sums
+
+    def exact_z2(self, exact_pairs, row, j):
+        if self.sums is not None:
+            return exact_pairs.z2(j, sums=self.sums[row, :, j])
+        full = np.ones(self.units, dtype=np.int64)
+        full[self.kept] = self.signs[row].astype(np.int64)
+        differ = full[exact_pairs.units(j)]
+        if differ.size == 0 or (differ == differ[0]).all():  # the observed pattern or its mirror
+            return exact_pairs.z2(j)
+        return exact_pairs.z2(j, signs=full)
+
+
+def _count_own(z2, error, z2_obs, e_obs, patterns, exact_pairs):
+    """Per pair, the patterns of the block whose |Z*| reaches the observed |Z|."""
+    with np.errstate(invalid="ignore"):
+        above = (z2 - error) > (z2_obs + e_obs)[None, :]
+        below = (z2 + error) < (z2_obs - e_obs)[None, :]
+    counts = np.count_nonzero(above, axis=0)
+    for row, j in zip(*np.nonzero(~above & ~below)):
+        counts[j] += patterns.exact_z2(exact_pairs, row, j) >= exact_pairs.z2(j)
+    return counts
+
+
+def _count_max(z2, error, sorted_z2, sorted_e, order, patterns, exact_pairs):
+    """Per position j of `order`, the patterns of the block whose largest |Z*| over the
+    positions j, j+1, ... reaches |Z_(j)|."""
+    with np.errstate(invalid="ignore"):
+        low = np.maximum.accumulate((z2 - error)[:, ::-1], axis=1)[:, ::-1]
+        high = np.maximum.accumulate((z2 + error)[:, ::-1], axis=1)[:, ::-1]
+        above = low > (sorted_z2 + sorted_e)[None, :]
+        below = high < (sorted_z2 - sorted_e)[None, :]
+    counts = np.count_nonzero(above, axis=0)
+    for row, position in zip(*np.nonzero(~above & ~below)):
+        threshold = sorted_z2[position] - sorted_e[position]
+        observed = exact_pairs.z2(order[position])
+        candidates = position + np.flatnonzero(~(z2[row, position:] + error[row, position:] < threshold))
+        candidates = candidates[np.argsort(-z2[row, candidates], kind="mergesort")].tolist()
+        counts[position] += any(patterns.exact_z2(exact_pairs, row, order[c]) >= observed for c in candidates)
+    return counts
 
 
 def holm(pvalues):

@@ -1,0 +1,334 @@
+"""Rankings computed as challengeR 1.0.5 computes them (Wiesenfarth et al., Scientific
+Reports 11, 2369, 2021; R package challengeR, functions named below), on the cases of a
+track's primary score (cases.py: items within strata as tasks, or strata as the cases of
+one task). Ranks are R's rank(ties.method = "min") with the best first; a submission
+without any case in a task is ranked last (challengeR's rankNA2).
+
+  method here          challengeR
+  mean-then-rank       aggregateThenRank(challenge, FUN = mean, ties.method = "min")
+  median-then-rank     aggregateThenRank(challenge, FUN = median, ties.method = "min")
+  rank-then-mean       rankThenAggregate(challenge, FUN = mean, ties.method = "min")
+  test-then-rank       testThenRank(challenge, alpha = 0.05, p.adjust.method = "none",
+                       ties.method = "min"): per ordered pair, the one-sided Wilcoxon
+                       signed rank test (wilcox.test(paired = TRUE, exact = FALSE),
+                       continuity correction) on the cases both have; ranked by the share
+                       of the others each beats
+  consensus            consensus(ranking, method = "euclidean"): the mean over tasks of the
+  (Euclidean)          task ranks with ties averaged (rank(ties.method = "average")), then
+                       rank(ties.method = "min") as challengeR's report does
+  consensus (Kemeny)   consensus(ranking, method = "symdiff/L") (relations::relation_consensus):
+                       a linear order minimising the summed symmetric-difference distance
+                       to the task rankings; exact (dynamic programming over subsets) up to
+                       KEMENY_EXACT submissions, otherwise a local search from the
+                       Euclidean consensus (stated as not exact)
+
+Values are compared exactly: the case values' floats decide unless two are within the
+rounding margin, which the exact rationals then decide (exact.py).
+"""
+
+import itertools
+import math
+from collections import OrderedDict
+from fractions import Fraction
+
+import numpy as np
+
+from . import exact
+
+ALPHA = 0.05
+KEMENY_EXACT = 12
+
+METHODS = OrderedDict([
+    ("mean-then-rank", "aggregateThenRank(FUN = mean)"),
+    ("median-then-rank", "aggregateThenRank(FUN = median)"),
+    ("rank-then-mean", "rankThenAggregate(FUN = mean)"),
+    ("test-then-rank", "testThenRank(alpha = 0.05, p.adjust.method = \"none\")"),
+])
+
+
+def min_ranks(keys, present=None, higher_is_better=True):
+    """R's rank(ties.method = "min") of comparable keys, the best first; entries not
+    present ranked after every present one (rankNA2: the largest rank + 1)."""
+    keys = list(keys)
+    present = [True] * len(keys) if present is None else list(present)
+    signed = [(-k if higher_is_better else k) for k, p in zip(keys, present) if p]
+    ordered = sorted(signed)
+    first = {}
+    for position, v in enumerate(ordered):
+        first.setdefault(v, position + 1)
+    worst = max(first.values()) + 1 if first else 1
+    out, i = [], 0
+    for p in present:
+        if p:
+            out.append(first[signed[i]])
+            i += 1
+        else:
+            out.append(worst)
+    return np.array(out, dtype=np.int64)
+
+
+def average_ranks(ranks):
+    """rank(ties.method = "average") of a ranking given by its min ranks (smaller better)."""
+    ranks = list(ranks)
+    out = []
+    for r in ranks:
+        tied = sum(1 for s in ranks if s == r)
+        out.append(Fraction(2 * r + tied - 1, 2))
+    return out
+
+
+class Oriented(object):
+    """A task's (K, n) case values turned so that higher is better, with their exact values."""
+
+    def __init__(self, cases, columns, lower_is_better):
+        self.sign = -1 if lower_is_better else 1
+        self.values = cases.values[:, columns] * self.sign
+        self.columns = columns
+        self.cases = cases
+        self.present = ~np.isnan(self.values)
+
+    def exact(self, k, c):
+        if self.integral:  # the float is the integer
+            return Fraction(int(self.values[k, c]))
+        return self.sign * self.cases.value(k, int(self.columns[c]))
+
+    @property
+    def integral(self):
+        return self.cases.integral
+
+    def column_keys(self, c):
+        """Exact order keys of case c over the submissions that have it."""
+        present = np.flatnonzero(self.present[:, c])
+        if self.integral:
+            keys = exact.order_keys(self.values[present, c], None, 0.0)
+        else:
+            keys = exact.order_keys(self.values[present, c], lambda i: self.exact(int(present[i]), c),
+                                    self.cases.tolerance)
+        return present, keys
+
+
+def mean_then_rank(task):
+    means, exact_means = _aggregate(task, "mean")
+    return _rank_values(means, exact_means, task)
+
+
+def median_then_rank(task):
+    medians, exact_medians = _aggregate(task, "median")
+    return _rank_values(medians, exact_medians, task)
+
+
+def _aggregate(task, how):
+    """Per submission the mean or median of its present case values: floats, and the
+    exact value computed when asked."""
+    count = task.values.shape[0]
+    floats = np.full(count, np.nan)
+    for k in range(count):
+        row = task.values[k][task.present[k]]
+        if row.size:
+            floats[k] = row.mean() if how == "mean" else np.median(row)
+
+    def exact_value(k):
+        columns = np.flatnonzero(task.present[k])
+        if how == "mean":
+            return sum((task.exact(k, c) for c in columns.tolist()), Fraction(0)) / len(columns)
+        ordered = sorted(task.exact(k, c) for c in columns.tolist())
+        middle = len(ordered) // 2
+        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return floats, exact_value
+
+
+def _rank_values(floats, exact_value, task, higher_is_better=True, terms=None):
+    present = ~np.isnan(floats)
+    where = np.flatnonzero(present)
+    width = task.cases.tolerance + exact_margin(terms or task.values.shape[1])
+    keys = exact.order_keys(floats[where], lambda i: exact_value(int(where[i])), width)
+    full = np.zeros(floats.shape[0], dtype=np.int64)
+    full[where] = keys
+    return min_ranks(full, present, higher_is_better), floats
+
+
+def exact_margin(terms):
+    from ..metrics.significance import margin
+    return margin(terms)
+
+
+def case_ranks(task):
+    """(K, cases) min ranks of the submissions on each case; a submission without the case
+    ranked after every other (rankNA2)."""
+    count, n = task.values.shape
+    out = np.empty((count, n), dtype=np.int64)
+    for c in range(n):
+        present, keys = task.column_keys(c)
+        full = np.zeros(count, dtype=np.int64)
+        full[present] = keys
+        mask = np.zeros(count, dtype=bool)
+        mask[present] = True
+        out[:, c] = min_ranks(full, mask)
+    return out
+
+
+def rank_then_mean(task):
+    """Per case the min ranks of the submissions that have it; per submission the mean of
+    its ranks; ranked by that mean, the smaller first."""
+    count, n = task.values.shape
+    totals = [0] * count
+    counts = [0] * count
+    for c in range(n):
+        present, keys = task.column_keys(c)
+        ranks = min_ranks(keys)
+        for k, r in zip(present.tolist(), ranks.tolist()):
+            totals[k] += r
+            counts[k] += 1
+    means = [Fraction(t, m) if m else None for t, m in zip(totals, counts)]
+    floats = np.array([float(v) if v is not None else np.nan for v in means])
+    return min_ranks([v if v is not None else 0 for v in means], [v is not None for v in means],
+                     higher_is_better=False), floats
+
+
+def test_then_rank(task, alpha=ALPHA):
+    """challengeR's test-based ranking (see the module text): the share of the other
+    submissions each is significantly better than, and its min rank."""
+    count = task.values.shape[0]
+    wins = np.zeros(count, dtype=np.int64)
+    for i, j in itertools.permutations(range(count), 2):
+        if wilcoxon_greater(task, i, j) <= alpha:
+            wins[i] += 1
+    share = wins / float(max(count - 1, 1))
+    return min_ranks(wins.tolist()), share
+
+
+def wilcoxon_greater(task, i, j):
+    """p-value of R's wilcox.test(x_i, x_j, paired = TRUE, exact = FALSE, correct = TRUE,
+    alternative = "greater") on the cases both have: zero differences dropped, ranks of
+    |d| with ties averaged, the normal approximation with the tie correction."""
+    both = np.flatnonzero(task.present[i] & task.present[j])
+    d = task.values[i, both] - task.values[j, both]
+    if task.integral:
+        signs = np.sign(d)
+        size_keys = exact.order_keys(np.abs(d), None, 0.0)
+    else:
+        exact_d = {}
+
+        def difference(c):
+            if c not in exact_d:
+                exact_d[c] = task.exact(i, int(both[c])) - task.exact(j, int(both[c]))
+            return exact_d[c]
+        width = 2 * task.cases.tolerance + exact_margin(2)
+        scale = np.maximum(1.0, np.maximum(np.abs(task.values[i, both]), np.abs(task.values[j, both])))
+        signs = np.sign(d)
+        for c in np.flatnonzero(np.abs(d) <= width * scale).tolist():
+            value = difference(c)
+            signs[c] = (value > 0) - (value < 0)
+        size_keys = exact.order_keys(np.abs(d), lambda c: abs(difference(c)), width)
+    nonzero = np.flatnonzero(signs != 0)
+    n = nonzero.shape[0]
+    if n == 0:
+        return 1.0
+    keys = size_keys[nonzero]
+    _, inverse, ties = np.unique(keys, return_inverse=True, return_counts=True)
+    first = np.concatenate(([0], np.cumsum(ties)[:-1]))
+    rank_of_group = first + (ties + 1) / 2.0  # average ranks, 1-based
+    ranks = rank_of_group[inverse.reshape(-1)]
+    statistic = float(ranks[signs[nonzero] > 0].sum())
+    z = statistic - n * (n + 1) / 4.0
+    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(ties.astype(float) ** 3 - ties)) / 48.0)
+    if sigma == 0:
+        return 1.0 if z - 0.5 <= 0 else 0.0
+    return 0.5 * math.erfc((z - 0.5) / sigma / math.sqrt(2.0))  # pnorm(z, lower.tail = FALSE)
+
+
+def euclidean_consensus(task_ranks):
+    """challengeR's consensus(method = "euclidean"): per submission the mean over tasks of
+    its average-tie rank (exact Fractions), and the min ranks of those means."""
+    task_ranks = [list(r) for r in task_ranks]
+    averaged = [average_ranks(r) for r in task_ranks]
+    count = len(task_ranks[0]) if task_ranks else 0
+    means = [sum((a[k] for a in averaged), Fraction(0)) / len(averaged) for k in range(count)]
+    return min_ranks(means, higher_is_better=False), np.array([float(m) for m in means])
+
+
+def kemeny_consensus(task_ranks, tie_break=None):
+    """challengeR's consensus(method = "symdiff/L"): a linear order minimising the summed
+    symmetric-difference distance to the task rankings (a pair strictly ordered the other
+    way in a task costs 2, a pair tied there 1 whatever the order, so the optimum
+    minimises the pairs ordered against a task's strict preference).
+    Returns (positions 1..K, the cost, the number of optimal orders (None when not exact),
+    exact). tie_break: an order of preference among optimal orders (default: index)."""
+    task_ranks = np.asarray(task_ranks)
+    count = task_ranks.shape[1] if task_ranks.ndim == 2 else 0
+    if count == 0:
+        return np.zeros(0, dtype=np.int64), 0, 1, True
+    # against[x][y]: tasks where y is strictly better than x (x placed before y costs that).
+    against = np.zeros((count, count), dtype=np.int64)
+    for r in task_ranks:
+        against += (r[None, :] < r[:, None]).astype(np.int64)
+    preference = list(range(count)) if tie_break is None else list(tie_break)
+    if count <= KEMENY_EXACT:
+        order, cost, optimal = _kemeny_exact(against, preference)
+        is_exact = True
+    else:
+        order, cost = _kemeny_local(against, preference)
+        optimal, is_exact = None, False
+    positions = np.empty(count, dtype=np.int64)
+    positions[order] = np.arange(1, count + 1)
+    ties = sum(int(np.sum(r[:, None] == r[None, :])) - count for r in task_ranks) // 2
+    return positions, 2 * cost + ties, optimal, is_exact
+
+
+def _kemeny_exact(against, preference):
+    """Dynamic programming over the sets S placed first: best[S] = the least cost of
+    ordering S, best[S + x] = min over x of best[S] + sum over y in S of against[y][x];
+    also the number of optimal orders. Among optimal orders the one whose last place
+    goes, from the end, to the least preferred submission that keeps the optimum."""
+    count = against.shape[0]
+    size = 1 << count
+    added = np.zeros((size, count), dtype=np.int64)  # added[S, x] = sum over y in S of against[y][x]
+    best = np.zeros(size, dtype=np.int64)
+    ways = np.zeros(size, dtype=object)
+    ways[0] = 1
+    bits = np.arange(count)
+    for mask in range(1, size):
+        low = mask & -mask
+        added[mask] = added[mask ^ low] + against[low.bit_length() - 1]
+        members = bits[(mask >> bits) & 1 == 1]
+        rests = mask ^ (1 << members)
+        totals = best[rests] + added[rests, members]
+        value = totals.min()
+        best[mask] = value
+        ways[mask] = sum(ways[r] for r in rests[totals == value].tolist())
+    rank = dict((x, r) for r, x in enumerate(preference))
+    order, mask = [], size - 1
+    while mask:
+        members = bits[(mask >> bits) & 1 == 1]
+        rests = mask ^ (1 << members)
+        fits = members[best[rests] + added[rests, members] == best[mask]].tolist()
+        x = max(fits, key=lambda c: rank[c])
+        order.append(x)
+        mask ^= 1 << x
+    return order[::-1], int(best[size - 1]), int(ways[size - 1])
+
+
+def _kemeny_local(against, preference):
+    """Local search: from `preference`, move single submissions to the place that lowers
+    the cost most, until no move does (a Kemeny local optimum, not always the optimum).
+    Moving x from place i to place p changes the cost by the pairs x passes over."""
+    order = list(preference)
+    count = len(order)
+    improved = True
+    while improved:
+        improved = False
+        for i in range(count):
+            x = order[i]
+            gain = np.array([against[x][y] - against[y][x] for y in order], dtype=np.int64)  # x before y instead
+            # moving left to p < i: x passes order[p:i]; right to p > i: order[i+1:p+1] pass x
+            left = np.concatenate((np.cumsum(gain[:i][::-1])[::-1], [0]))  # left[p] for p = 0..i
+            right = np.concatenate(([0], np.cumsum(-gain[i + 1:])))  # right[q] for p = i + q
+            deltas = np.concatenate((left, right[1:]))
+            p = int(np.argmin(deltas))
+            if deltas[p] < 0:
+                order.pop(i)
+                order.insert(p, x)
+                improved = True
+                break
+    cost = int(sum(against[order[a]][order[b]] for a in range(count) for b in range(a + 1, count)))
+    return order, cost
