@@ -16,8 +16,9 @@ all the meta-evaluation knows of a track: it never names one.
   scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
              mean over the strata (stratum None) or the value of one stratum.
   denominators  column -> the column of its items' denominators, for a column of
-             fractions (a page's line IU, TP / (TP + FP + FN), has denominator TP + FP + FN):
-             compare.py recovers each item's exact fraction from them and compares scores
+             fractions (a page's line IU, TP / (TP + FP + FN), has denominator TP + FP + FN),
+             or an integer below 2**24 that bounds them (a top-1 hit value m / t of t tied
+             images): compare.py recovers each item's exact fraction and compares scores
              exactly (metaeval/exact.py); columns of integers need none.
   missing    the column marking (1) the items the submission gave nothing for (scored as
              the track's rule says), or None: compare.py's per-case analysis treats them

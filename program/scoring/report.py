@@ -188,6 +188,7 @@ a{color:#1f5fbf}
 .card .score{font-size:2.3rem;font-weight:700;line-height:1.1;font-variant-numeric:tabular-nums}
 .card .key{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9rem;color:#44505c}
 .card p{margin:.3rem 0;font-size:.9rem;color:#3a444f}
+.card .interval{font-variant-numeric:tabular-nums;color:#222}
 .card dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(8.5rem,1fr));gap:.35rem .9rem;margin:.5rem 0 0}
 .card dt{color:#5a6672;font-size:.78rem;overflow-wrap:anywhere}
 .card dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums}
@@ -271,11 +272,26 @@ def headline_card(result, anchor):
     warnings = ('<p class="warn"><a href="#%s">%d warning%s</a> below.</p>'
                 % (anchor, len(result.warnings), "" if len(result.warnings) == 1 else "s")) if result.warnings else ""
     return ('<section class="card"><h2><a href="#%s">%s</a></h2><div class="key">%s</div>'
-            '<div class="score" data-primary="%s" title="%s">%s</div><p>%s</p>%s%s</section>'
+            '<div class="score" data-primary="%s" title="%s">%s</div>%s<p>%s</p>%s%s</section>'
             % (anchor, html.escape(result.title), html.escape(result.key_prefix + key),
                html.escape(result.key_prefix + key), format_score(value),
-               charts.number(value), html.escape(result.meaning), "<dl>%s</dl>" % highlights if highlights else "",
-               warnings))
+               charts.number(value), interval_lines(result), html.escape(result.meaning),
+               "<dl>%s</dl>" % highlights if highlights else "", warnings))
+
+
+def interval_lines(result):
+    """The 95% interval of the ranking score and how to read it (result.interval, from
+    runner.add_interval), or nothing."""
+    if result.interval is None:
+        return ""
+    low, high = result.interval
+    unit = result.view.unit if result.view is not None else "item"
+    return ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
+            '<p class="reading">Scored on another test set drawn like this one, your score would fall in this '
+            'interval 95 times in 100 (a bootstrap over the test %ss); a submission whose interval overlaps yours '
+            'much may swap places with you on such a test set.</p>'
+            % (html.escape(result.key_prefix + next(iter(result.scores))), charts.number(low), charts.number(high),
+               html.escape(unit)))
 
 
 def _split(section):

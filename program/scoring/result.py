@@ -103,7 +103,9 @@ class TrackResult(object):
     meaning: one sentence saying what the ranking score (the first key) measures;
     highlights: (label, value) pairs a participant checks first, shown beside it.
     stand_in: scored against a stand-in reference (track.yaml says stand_in: true);
-    pending: the sentence the page shows instead of the scores (runner.stand_in_result).
+    pending: the sentence the page shows instead of the scores (runner.stand_in_result);
+    interval: (low, high) 95% interval of the ranking score, from the view's bootstrap
+        (runner.add_interval), or None.
     """
 
     def __init__(self, kind, title):
@@ -120,6 +122,7 @@ class TrackResult(object):
         self.highlights = []
         self.stand_in = False
         self.pending = ""
+        self.interval = None
 
     def set_score(self, key, value):
         value = float(value)

@@ -17,8 +17,9 @@ PENDING = ("Your submission is valid: it was checked against the final phase's t
 
 
 #: Options of every track.yaml, whatever its kind, handled here rather than by the track:
-#: stand_in (stand_in_result: validate the submission, score nothing).
-COMMON_OPTIONS = {"stand_in": (False, boolean())}
+#: stand_in (stand_in_result: validate the submission, score nothing); interval (the
+#: detailed results show the 95% interval of the ranking score, add_interval).
+COMMON_OPTIONS = {"stand_in": (False, boolean()), "interval": (True, boolean())}
 
 
 def track_options(config, module, where):
@@ -87,6 +88,7 @@ def score_submission(input_dir, log):
             scores.append((prefix + key, value))
         result.key_prefix = prefix
         result.stand_in = options["stand_in"]
+        result.wants_interval = options["interval"]
         result.private.extend(views.private_files(track, prefix, result))
         results.append(result)
     return scores, results
@@ -108,12 +110,23 @@ def stand_in_result(result):
     return pending
 
 
+def add_interval(result):
+    """The 95% interval of the result's ranking score, as compare.py computes it for this
+    submission (metaeval.bootstrap.score_interval: the same stratified bootstrap, seed and
+    resamples), unless the track's track.yaml says interval: false."""
+    if getattr(result, "wants_interval", False) and result.view is not None and result.view.primary in result.scores:
+        from .metaeval import bootstrap
+        result.interval = bootstrap.score_interval(result.view)
+
+
 def run(input_dir, output_dir, log):
     if not os.path.isdir(output_dir):
         os.makedirs(output_dir)
     report.remove_stale_scores(output_dir)
     _, results = score_submission(input_dir, log)
     results = [stand_in_result(r) if r.stand_in else r for r in results]
+    for result in results:
+        add_interval(result)
     scores = [(r.key_prefix + key, value) for r in results for key, value in r.scores.items()]
     report.write_outputs(output_dir, OrderedDict(scores), results, log.lines)
     return scores

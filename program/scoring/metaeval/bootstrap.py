@@ -25,25 +25,59 @@ LEVEL = 0.95
 
 def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """Per stratum a (resamples, items of the stratum) matrix of draw counts."""
-    return list(stratum_weights(view, resamples, seed))
+    return [weights for _, _, weights in weight_chunks(view, resamples, seed)]
 
 
-def stratum_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-    """draw_weights one stratum at a time (the same draws; one stratum's matrix in memory).
-    numpy's RandomState.randint, whose stream numpy keeps the same on every version (1.17,
-    1.26 and 2.x give the same draws; tests/test_metaeval.py keeps a fingerprint)."""
-    rng = np.random.RandomState(seed)
-    for start, end in view.bounds:
-        weights = np.zeros((resamples, end - start))
+def weight_chunks(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=None):
+    """(stratum, first resample, draw counts of `rows` resamples x the stratum's items),
+    stratum after stratum; rows None: all resamples at once.
+
+    Each resampling block j of stratum h draws from its own generator, numpy's
+    RandomState seeded with (seed, h, j), whose stream numpy keeps the same on every
+    version (1.17, 1.26 and 2.x give the same draws; tests/test_metaeval.py keeps a
+    fingerprint) and which gives the same numbers drawn at once or in chunks of rows: the
+    draws do not depend on `rows`, and a stratum's draws not on the others'."""
+    for h, (start, end) in enumerate(view.bounds):
         blocks = view.block[start:end]
-        for block in np.unique(blocks):
-            members = np.flatnonzero(blocks == block)
-            size = members.shape[0]
-            draws = size - 1 if size > 1 else size
-            picked = rng.randint(0, size, size=(resamples, draws))
-            flat = (picked + size * np.arange(resamples)[:, None]).ravel()
-            weights[:, members] = np.bincount(flat, minlength=resamples * size).reshape(resamples, size)
-        yield weights
+        members = [np.flatnonzero(blocks == block) for block in np.unique(blocks)]
+        generators = [np.random.RandomState([seed, h, j]) for j in range(len(members))]
+        step = rows or resamples
+        for first in range(0, resamples, step):
+            count = min(step, resamples - first)
+            weights = np.zeros((count, end - start))
+            for rng, member in zip(generators, members):
+                size = member.shape[0]
+                draws = size - 1 if size > 1 else size
+                picked = rng.randint(0, size, size=(count, draws))
+                flat = (picked + size * np.arange(count)[:, None]).ravel()
+                weights[:, member] = np.bincount(flat, minlength=count * size).reshape(count, size)
+            yield h, first, weights
+
+
+def score_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
+    """The 95% interval of one score of one view, as compare.py computes it for that
+    submission (the same draws), a stratum and `rows` resamples at a time (memory: one
+    rows x items-of-a-stratum matrix). Returns (low, high)."""
+    from .. import itemview
+    key = key or view.primary
+    score = view.scores[key]
+    statistic = score.statistic
+    needed = range(len(view.strata)) if score.stratum is None else [score.stratum]
+    values = np.zeros((resamples, len(view.strata)))
+    function = itemview.STATISTICS[statistic.kind]
+    for h, first, weights in weight_chunks(view, resamples, seed, rows):
+        if h in needed:
+            start, end = view.bounds[h]
+            values[first:first + weights.shape[0], h] = function(view, statistic, {h: weights}, h, start, end)
+    if score.stratum is not None:
+        samples = values[:, score.stratum]
+    elif view.strata:
+        samples = np.mean(values, axis=1)
+    else:
+        samples = np.zeros(resamples)
+    estimate = itemview.leaderboard(view)[key]
+    low, high = interval(samples, estimate, degrees_of_freedom(view, key), bounds=score.bounds)
+    return float(low), float(high)
 
 
 def degrees_of_freedom(view, key=None):

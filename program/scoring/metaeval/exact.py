@@ -16,6 +16,9 @@ with the exact rationals instead (a filter, as in exact geometric predicates):
 - Per-item fractions are recovered from their floats and denominators q as the integer
   nearest to value * q: exact while q < 2**45 (the float is within a few units of 2**-53
   of the fraction, so value * q is within 2**-5 of the integer); the recovery is checked.
+  A view may instead bound a column's denominators by Q < 2**24: each fraction is then
+  the nearest one of denominator at most Q (two such differ by at least 1/Q**2, far more
+  than the float's error).
   A column that is neither integral nor given denominators is read as the decimals its
   floats print as (0.1 is 1/10; significance.decimal): data written in decimals compare
   as those decimals, and equal floats summed in another order stay equal.
@@ -32,8 +35,12 @@ from ..metrics import significance
 
 #: Integers a float holds exactly.
 EXACT_INTEGERS = 2.0 ** 53
-#: Largest denominator whose fractions are recovered from their floats.
+#: Largest denominator whose fractions are recovered from their floats and a column of
+#: their denominators.
 LARGEST_DENOMINATOR = 2 ** 45
+#: Largest bound on the denominators of a column whose fractions are recovered from their
+#: floats alone.
+LARGEST_BOUND = 2 ** 24
 
 
 # -- per-item rationals --------------------------------------------------------------------
@@ -88,6 +95,8 @@ def item_rationals(view, column):
     denominators = getattr(view, "denominators", {}).get(column)
     if values.size == 0 or (np.all(np.abs(values) < EXACT_INTEGERS) and np.all(values == np.round(values))):
         found = ItemRationals(values.astype(np.int64))
+    elif isinstance(denominators, int):  # a bound on every value's denominator
+        found = _bounded(values, denominators, column)
     elif denominators is not None:
         q = np.asarray(view.columns[denominators])
         if q.size and (q.min() < 1 or q.max() >= LARGEST_DENOMINATOR or not np.all(q == np.round(q))):
@@ -101,6 +110,23 @@ def item_rationals(view, column):
         found = _DecimalRationals(values)
     view.memo[key] = found
     return found
+
+
+def _bounded(values, bound, column):
+    """Fractions of denominator at most `bound` recovered from their floats: the nearest
+    such fraction (Fraction.limit_denominator), exact when bound < 2**24 and each float is
+    within 2**-49 of its fraction (two fractions of denominators at most Q differ by at
+    least 1/Q**2 > 2**-48). Integral values are taken as they are."""
+    if not 1 <= bound < LARGEST_BOUND:
+        raise ValueError("the denominator bound of column %s is not from 1 to 2**24" % column)
+    numerators = np.round(values).astype(np.int64)
+    denominators = np.ones(values.shape[0], dtype=np.int64)
+    for i in np.flatnonzero(values != np.round(values)).tolist():
+        fraction = Fraction(float(values[i])).limit_denominator(bound)
+        if abs(float(fraction) - values[i]) > 2.0 ** -40:
+            raise ValueError("column %s holds a value that is no fraction of denominator at most %d" % (column, bound))
+        numerators[i], denominators[i] = fraction.numerator, fraction.denominator
+    return ItemRationals(numerators, denominators)
 
 
 class _DecimalRationals(ItemRationals):

@@ -221,7 +221,8 @@ def standard_page(shared, threshold=0.75, match_threshold=0.75):
     summed over matched pairs. M = pairs with IoU >= T_a; DR = M/N1, RA = M/N2,
     FM = 2 DR RA / (DR + RA). A 0/0 ratio is 1.
 
-    Returns a dict of the five metrics, the counts (gt, predicted, correct, missed,
+    Returns a dict of the five metrics, `denominators` (each metric an integer over its
+    denominator: FM = 2M / (N1 + N2)), the counts (gt, predicted, correct, missed,
     imprecise, extra, m), and for the error map: `gt_outcome`, the outcome of each
     ground-truth line (label 1..N1: CORRECT, MISSED, or IMPRECISE for a line matched with
     recall >= t but precision < t, whose prediction counts as extra and which is not
@@ -253,10 +254,14 @@ def standard_page(shared, threshold=0.75, match_threshold=0.75):
     pred_extra[m_pred[precision >= threshold]] = False
     pred_match = np.zeros(n2, dtype=np.int64)
     pred_match[m_pred] = m_gt + 1
+    union = int(area_gt.sum()) + int(area_pred.sum()) - overlap
     return {
         "line_iu": ratio(correct, correct + extra + missed),
-        "pixel_iu": ratio(overlap, int(area_gt.sum()) + int(area_pred.sum()) - overlap),
+        "pixel_iu": ratio(overlap, union),
         "dr": dr, "ra": ra, "fm": f_measure(dr, ra),
+        # Each metric is an integer over its denominator here (1 for the 0/0 = 1 cases).
+        "denominators": {"line_iu": correct + extra + missed or 1, "pixel_iu": union or 1, "dr": n1 or 1,
+                         "ra": n2 or 1, "fm": n1 + n2 if n1 and n2 else 1},
         "gt": n1, "predicted": n2, "correct": correct, "missed": missed,
         "imprecise": int(np.count_nonzero(gt_outcome == IMPRECISE)), "extra": extra, "m": m,
         "gt_outcome": gt_outcome, "pred_extra": pred_extra, "pred_match": pred_match,
@@ -342,7 +347,7 @@ def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
         pixel_iu = 0.0 if total_union == 0 else int(m_inter.sum()) / total_union
         line_iu = 0.0 if rows.size == 0 else correct / int(rows.size)
     else:
-        correct = missed = extra = 0
+        correct = missed = extra = total_union = 0
         pixel_iu = line_iu = 0.0
     if n1 == 0:
         dr = ra = 0.0
@@ -355,6 +360,8 @@ def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
     fm = 0.0 if dr + ra == 0 else 2 * (dr * ra) / (dr + ra)
     return {
         "line_iu": line_iu, "pixel_iu": pixel_iu, "dr": dr, "ra": ra, "fm": fm,
+        "denominators": {"line_iu": correct + missed + extra or 1, "pixel_iu": total_union or 1, "dr": n1 or 1,
+                         "ra": n2 if n1 and n2 else 1, "fm": n1 + n2 if n1 and n2 else 1},
         "gt": n1, "predicted": n2, "correct": correct, "missed": missed, "extra": extra, "m": m,
         "ra_undefined": ra_undefined,
         # For the error map: the script's "extra" is a line found (R >= t) with P < t, an

@@ -111,7 +111,22 @@ def item_view(per_subset, ks):
     return ItemView(strata, sizes, items, columns, scores, "uar",
                     reference_columns=["one", "label", "positive", "negative", "included"],
                     block=np.concatenate(block) if block else np.zeros(0), decision="predicted", truth="label",
-                    unit="image")
+                    unit="image", denominators=hit_denominators(top, ks, max(sizes) if sizes else 1))
+
+
+def hit_denominators(top, ks, largest):
+    """A bound on the denominators of each top-k column's hit values, where one below 2**24
+    exists (compare.py then recovers them as exact fractions): a tied hit value is
+    1 - C(t - m, r) / C(t, r), r <= k, t at most the other images of a subset."""
+    bounds = {}
+    for name, k in zip(top, ks):
+        others, bound, choose = largest - 1, 1, 1
+        for r in range(1, k + 1):
+            choose = choose * (others - r + 1) // r if others >= r else 0
+            bound = max(bound, choose)
+        if bound < 2 ** 24:
+            bounds[name] = bound
+    return bounds
 
 
 def read_predictions(submission, subsets, log):

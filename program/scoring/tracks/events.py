@@ -87,9 +87,13 @@ def item_view(kept, confidence):
     block = np.repeat(np.arange(0, 2 * len(kept), 2, dtype=kind), sizes)
     block += positive
     items = StrataItems([reader.as_list(row["category"].ids) for row in kept])  # lists shared by categories
+    missing = None
+    if any(row["absent"] for row in kept):  # missing: last gave the images not submitted -inf
+        columns["missing"] = np.isneginf(confidence)
+        missing = "missing"
     return ItemView([row["category"].name for row in kept], sizes, items, columns,
                     [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
-                    reference_columns=["label"], block=block, truth="label", unit="image")
+                    reference_columns=["label"], block=block, truth="label", unit="image", missing=missing)
 
 
 def describe(result, rows, kept, options):

@@ -257,9 +257,14 @@ def item_view(per_page, chosen, manuscripts):
     mean, for its own keys)."""
     first = per_page[chosen[0][0]]
     columns = {"one": np.ones(len(first))}
+    denominators = {}
     for protocol, prefix in chosen:
         for metric in METRICS:
             columns[prefix + metric] = np.array([m[metric] for _, m in per_page[protocol]], dtype=np.float64)
+            # each page's metric is an integer over this (compare.py compares scores exactly)
+            columns[prefix + metric + "_denominator"] = np.array(
+                [m["denominators"][metric] for _, m in per_page[protocol]], dtype=np.float64)
+            denominators[prefix + metric] = prefix + metric + "_denominator"
     sizes = [sum(1 for page, _ in first if page.manuscript == m) for m in manuscripts]
     scores = []
     for _, prefix in chosen:
@@ -268,7 +273,8 @@ def item_view(per_page, chosen, manuscripts):
         scores += [(prefix + key_name(m) + "_" + metric, Score(Ratio((prefix + metric, "one")), stratum=h))
                    for h, m in enumerate(manuscripts) for metric in METRICS]
     return ItemView(manuscripts, sizes, ["%s/%s" % (page.manuscript, page.stem) for page, _ in first], columns,
-                    scores, chosen[0][1] + "line_iu", reference_columns=["one"], unit="page")
+                    scores, chosen[0][1] + "line_iu", reference_columns=["one"], unit="page",
+                    denominators=denominators)
 
 
 def page_csv(per_page_by_protocol, chosen):
