@@ -127,8 +127,8 @@ def test_equal_uar_from_different_orders_share_ranks():
     a = analysis.analyse("t", ["A", "B"], views, options())
     assert a.values["uar"][0] != a.values["uar"][1]  # the floats differ in the last bits
     assert a.rank.tolist() == [1, 1]
-    # Both share rank 1 in every resample where their draws give equal rationals; never 7 and 8.
-    assert a.tests["uar"].p[0] == 1.0 or significance.comparable(a.tests["uar"].difference[0]) == 0
+    # The difference is exactly 0 and nothing tells them apart.
+    assert a.tests["uar"].difference[0] == 0.0 and a.tests["uar"].p[0] == 1.0
 
 
 # --- a perfect submission among 50 --------------------------------------------------------------
@@ -214,8 +214,8 @@ def test_contributions_swap_exactly_like_rescoring_the_swapped_submissions():
     y = [rng.rand(n) < 0.4 for n in (30, 12)]
     views = [classification_view([rng.rand(len(v)) < 0.7 for v in y], y) for _ in range(2)]
     for key in ("uar", "balanced_accuracy"):
-        x, unit = analysis.contributions(views, key)
-        assert unit == "item"
+        x, unit, strata, _ = analysis.contributions(views, key)
+        assert unit == "item" and strata.tolist() == [0] * 30 + [1] * 12
         for k in range(2):
             assert x[:, k].sum() == pytest.approx(itemview.leaderboard(views[k])[key])
         swap = rng.rand(42) < 0.5

@@ -102,3 +102,110 @@ def test_a_toy_track_is_compared_and_scored_outputs_give_the_same_files(toy_phas
     pairs = list(csv.reader(open(str(base / "scored" / "pairs.csv"))))
     assert pairs[0] == ["track", "score", "a", "b", "difference", "ci_low", "ci_high", "p", "p_adjusted", "test"]
     assert len(pairs) == 1 + 4 * 3  # every ordered pair of the one ranked score
+
+
+def error_module():
+    """Track `toyerr`: ref/truth.csv lists item,group,length; res/errors.csv item,errors.
+    The score `error_rate` (lower is better, no upper bound: errors can outnumber the
+    characters) is the mean over groups of sum(errors) / sum(length). An item the
+    submission does not list counts as `length` errors and is marked missing."""
+    module = types.ModuleType("scoring.tracks.toyerr")
+    module.TITLE = "Toy errors"
+    module.OPTIONS = {}
+
+    def keys(track, options):
+        return ["error_rate"]
+
+    def score(track, submission, options, log):
+        truth = _read(os.path.join(track.path, "truth.csv"))
+        given = dict(_read(submission.path("errors.csv")))
+        groups = sorted(set(g for _, g, _ in truth))
+        ordered = sorted(truth, key=lambda row: (groups.index(row[1]), row[0]))
+        length = np.array([float(n) for _, _, n in ordered])
+        missing = np.array([item not in given for item, _, _ in ordered])
+        errors = np.array([float(given.get(item, n)) for item, _, n in ordered])
+        result = TrackResult("toyerr", "Toy errors")
+        result.view = ItemView(groups, [sum(1 for row in truth if row[1] == g) for g in groups],
+                               [row[0] for row in ordered], {"errors": errors, "length": length, "missing": missing},
+                               [("error_rate", Score(Ratio(("errors", "length")), ranked=True, lower_is_better=True,
+                                                     bounds=(0.0, None)))], "error_rate",
+                               reference_columns=["length"], unit="line", missing="missing")
+        for key, value in leaderboard(result.view).items():
+            result.set_score(key, value)
+        return result
+
+    module.keys, module.score = keys, score
+    return module
+
+
+@pytest.fixture
+def error_phase(tmp_path, monkeypatch):
+    monkeypatch.setattr(tracks, "NAMES", tracks.NAMES + ("toyerr",))
+    monkeypatch.setitem(sys.modules, "scoring.tracks.toyerr", error_module())
+    ref = tmp_path / "ref" / "toyerr"
+    ref.mkdir(parents=True)
+    (ref / "track.yaml").write_text("track: toyerr\n")
+    rng = np.random.RandomState(7)
+    truth = [("l%03d" % i, "g%d" % (i % 3), int(rng.randint(20, 40))) for i in range(90)]
+    (ref / "truth.csv").write_text("item,group,length\n" + "".join("%s,%s,%d\n" % row for row in truth))
+    subs = []
+    # error rates about 0.05, 0.3, 0.6 and 1.7 (more errors than characters); s1 skips 5 lines
+    for k, rate in enumerate((0.05, 0.3, 0.6, 1.7)):
+        res = tmp_path / ("sub%d" % k) / "toyerr"
+        res.mkdir(parents=True)
+        rows = [(item, int(rng.poisson(rate * n))) for item, _, n in truth]
+        if k == 1:
+            rows = rows[5:]
+        (res / "errors.csv").write_text("item,errors\n" + "".join("%s,%d\n" % row for row in rows))
+        subs.append(str(tmp_path / ("sub%d" % k)))
+    return tmp_path, str(tmp_path / "ref"), subs
+
+
+def test_a_lower_is_better_score_ranks_the_lowest_first_and_is_not_clipped(error_phase):
+    base, ref, subs = error_phase
+    common = ["--names", "s0,s1,s2,s3", "--resamples", "100", "--permutations", "500"]
+    assert cli.main(["--ref", ref, "--out", str(base / "rescored")] + common + subs) == 0
+    rows = list(csv.DictReader(open(str(base / "rescored" / "ranking.csv"))))
+    assert [r["submission"] for r in sorted(rows, key=lambda r: int(r["rank"]))] == ["s0", "s1", "s2", "s3"]
+    assert [r["could_win"] for r in rows] == ["1", "0", "0", "0"]
+    worst = rows[3]
+    assert float(worst["score"]) > 1.5 and float(worst["ci_high"]) > float(worst["score"]) > 1.0
+    assert float(rows[0]["ci_low"]) >= 0.0  # the lower bound holds
+    assert all(r["rank_by_mean_then_rank"] == r["rank"] for r in rows)  # challengeR's smallBetter
+    pairs = list(csv.DictReader(open(str(base / "rescored" / "pairs.csv"))))
+    s0_s3 = next(p for p in pairs if p["a"] == "s0" and p["b"] == "s3")
+    assert float(s0_s3["difference"]) < -1.0 and float(s0_s3["ci_low"]) < -1.0  # not clipped to [-1, 1]
+    assert float(s0_s3["p_adjusted"]) < 0.05
+    page = open(str(base / "rescored" / "report.html"), encoding="utf-8").read()
+    assert "error_rate [95%] (lower is better)" in page
+    # The missing lines of s1: counted by the track's rule, stated in the report.
+    assert "Missing cases" in page and "kept at the value the track scored them with" in page
+    # evaluate.py's views carry the direction: --scored gives the same files.
+    outputs = []
+    for k, sub in enumerate(subs):
+        work = base / ("input%d" % k)
+        work.mkdir()
+        os.symlink(ref, str(work / "ref"))
+        os.symlink(sub, str(work / "res"))
+        runner.run(str(work), str(base / ("output%d" % k)), Log(stream=io.StringIO()))
+        outputs.append(str(base / ("output%d" % k)))
+    assert cli.main(["--scored", "--out", str(base / "scored")] + common + outputs) == 0
+    for name in ("ranking.csv", "pairs.csv", "ranks.csv"):
+        with open(str(base / "rescored" / name)) as a, open(str(base / "scored" / name)) as b:
+            assert a.read() == b.read(), name
+
+
+def test_missing_cases_follow_challengers_na_treat(error_phase):
+    base, ref, subs = error_phase
+    common = ["--names", "s0,s1,s2,s3", "--resamples", "50", "--permutations", "200"] + subs
+    assert cli.main(["--ref", ref, "--out", str(base / "narm"), "--missing-cases", "na.rm"] + common) == 0
+    page = open(str(base / "narm" / "report.html"), encoding="utf-8").read()
+    assert 'left out for that submission (challengeR&#x27;s na.treat = &quot;na.rm&quot;)' in page
+    assert cli.main(["--ref", ref, "--out", str(base / "two"), "--missing-cases", "2"] + common) == 0
+    page = open(str(base / "two" / "report.html"), encoding="utf-8").read()
+    assert "replaced by 2 (challengeR&#x27;s na.treat = 2)" in page
+    # worst: the score has no bound on its bad side, so the missing cases are left out instead
+    assert cli.main(["--ref", ref, "--out", str(base / "worst"), "--missing-cases", "worst"] + common) == 0
+    page = open(str(base / "worst" / "report.html"), encoding="utf-8").read()
+    assert "no bound on its bad side" in page
+    assert cli.main(["--ref", ref, "--out", str(base / "bad"), "--missing-cases", "often"] + common) == 2

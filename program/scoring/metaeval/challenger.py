@@ -69,7 +69,7 @@ def min_ranks(keys, present=None, higher_is_better=True):
 
 def average_ranks(ranks):
     """rank(ties.method = "average") of a ranking given by its min ranks (smaller better)."""
-    ranks = list(ranks)
+    ranks = [int(r) for r in ranks]
     out = []
     for r in ranks:
         tied = sum(1 for s in ranks if s == r)

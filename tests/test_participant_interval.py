@@ -1,0 +1,84 @@
+"""The 95% interval of the ranking score on the participant's page: computed by compare.py's
+bootstrap (the same draws, seed and resamples), the same numbers on every numpy version,
+turned off by interval: false in track.yaml."""
+
+import hashlib
+import os
+import re
+import shutil
+
+import numpy as np
+import pytest
+from conftest import ROOT, run_scorer
+from scoring.itemview import ItemView, Ratio, Score
+from scoring.metaeval import analysis, bootstrap
+
+SAMPLE = os.path.join(ROOT, "input")
+#: The sample phase's intervals as evaluate.py printed them once (numpy 2.4, 1.26 and 1.17
+#: give the same: the draws are RandomState's, whose stream numpy keeps).
+SAMPLE_INTERVALS = {"uar": ("0.7741", "0.8641"), "map": ("0.6036", "0.6801"), "line_iu": ("0.4911", "0.9038")}
+
+
+def intervals_on_page(output):
+    with open(os.path.join(output, "detailed_results.html"), encoding="utf-8") as stream:
+        page = stream.read()
+    return dict((key, (low, high)) for key, low, high in re.findall(
+        r'data-interval="([^"]+)">95% interval: <b>([0-9.]+)</b> to <b>([0-9.]+)</b>', page)), page
+
+
+def test_the_sample_page_shows_each_ranking_scores_interval(tmp_path):
+    run = run_scorer(SAMPLE, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    found, page = intervals_on_page(run.output)
+    assert found == SAMPLE_INTERVALS
+    assert page.count("your score would fall in this interval 95 times in 100") == 3
+    scores = run.scores()
+    for key, (low, high) in found.items():
+        assert float(low) <= scores[key] <= float(high)
+
+
+def test_interval_false_turns_it_off(tmp_path):
+    phase = tmp_path / "input"
+    shutil.copytree(SAMPLE, str(phase))
+    yaml = phase / "ref" / "lines" / "track.yaml"
+    yaml.write_text(yaml.read_text() + "interval: false\n")
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    found, _ = intervals_on_page(run.output)
+    assert sorted(found) == ["map", "uar"]
+    yaml.write_text(yaml.read_text().replace("interval: false", "interval: maybe"))
+    run = run_scorer(phase, tmp_path / "bad")
+    assert run.status == 2 and "interval" in run.last_line
+
+
+def page_view(seed, pages=(5, 7)):
+    rng = np.random.RandomState(seed)
+    x = rng.rand(sum(pages))
+    return ItemView(["m%d" % h for h in range(len(pages))], list(pages), [str(i) for i in range(sum(pages))],
+                    {"x": x, "one": np.ones(x.shape)}, [("s", Score(Ratio(("x", "one")), ranked=True))], "s",
+                    ["one"], unit="page")
+
+
+def test_the_interval_is_compare_pys_for_that_submission():
+    views = [page_view(1), page_view(2)]
+    a = analysis.analyse("t", ["A", "B"], views, analysis.Options(permutations=200))
+    for k, view in enumerate(views):
+        low, high = bootstrap.score_interval(view)
+        assert low == pytest.approx(a.intervals["s"][0][k], abs=1e-12)
+        assert high == pytest.approx(a.intervals["s"][1][k], abs=1e-12)
+
+
+def test_the_draws_are_the_same_in_chunks_and_on_every_numpy():
+    view = page_view(3, (4, 9, 1))
+    whole = bootstrap.draw_weights(view, 50, 17)
+    chunked = {}
+    for h, _, weights in bootstrap.weight_chunks(view, 50, 17, rows=7):
+        chunked.setdefault(h, []).append(weights)
+    for h, weights in enumerate(whole):
+        assert np.array_equal(np.concatenate(chunked[h]), weights)
+    digest = hashlib.sha256(b"".join(w.astype(np.int64).tobytes() for w in whole)).hexdigest()
+    # Kept from numpy 2.4.6; numpy 1.17.2 and 1.26.4 give the same (RandomState's stream).
+    assert digest == FINGERPRINT
+
+
+FINGERPRINT = "ad0d7914f21ef64c5c97b8483d44ab33c148b1f7f96ada74148a31eadcc1ce1c"
