@@ -59,9 +59,20 @@ def test_progress_line_per_submission_and_closing_note(scenario):
     _, _, _, _, out, run = scenario
     progress = [line for line in run.stderr.splitlines() if line.startswith("[")]
     assert len(progress) == 8 and progress[0].startswith("[1/8] sub1")
-    assert "pseudo F-measure ranking is at rank distance" in run.stderr
+    # The closing note reads the agreement: here the pseudo F-measure keeps the true order.
+    assert "the pseudo F-measure ranking orders the submissions exactly as uar does" in run.stderr
     page = open(os.path.join(str(out), "report.html"), encoding="utf-8").read()
     assert "Closing note" in page and "<svg" in page and 'name="viewport"' in page
+    # Beside the page: the LaTeX tables and every chart as a file of its own.
+    latex = open(os.path.join(str(out), "latex", "authentication-ranking.tex"), encoding="utf-8").read()
+    assert "\\toprule" in latex and "\\bottomrule" in latex and latex.count("\\\\") == 9  # header + 8 rows
+    assert latex.index("sub1") < latex.index("sub8")
+    svgs = sorted(os.listdir(os.path.join(str(out), "svg")))
+    assert len(svgs) == page.count("<figure>") and all(name in page for name in svgs)
+    import xml.etree.ElementTree as ElementTree
+    for name in svgs:
+        root = ElementTree.parse(os.path.join(str(out), "svg", name)).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert '"num">0.0000<' not in page  # p-values below 1e-4 read < 0.0001
     assert 'href="http' not in page and 'src="http' not in page and "<script" not in page
 

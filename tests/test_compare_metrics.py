@@ -205,3 +205,24 @@ def test_rank_interval_is_an_order_statistic():
     ranks = np.array([[1], [2], [2], [3]] * 10)
     low, high = bootstrap.rank_interval(ranks)
     assert (low.tolist(), high.tolist()) == ([1], [3])
+
+
+def test_latex_cells_escape_the_special_characters():
+    from scoring.metaeval import page
+    assert page.latex("A&B_1 50% #2 {x} ~ ^ \\") == (
+        "A\\&B\\_1 50\\% \\#2 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}")
+    assert page.latex("Sévigné") == "Sévigné"  # UTF-8 kept
+    assert page.slug("Lines (Sévigné & co)") == "lines-sevigne-co"
+
+
+def test_significance_groups_are_a_compact_letter_display():
+    from scoring.metaeval import analysis
+    # a > c, a > d, b > d; the rest undecided: a b | b c | c d  ->  a: "a", b: "ab", c: "b"... by insert-absorb
+    better = np.zeros((4, 4), dtype=bool)
+    better[0, 2] = better[0, 3] = better[1, 3] = True
+    letters = analysis.significance_groups(better, np.arange(4))
+    for i in range(4):
+        for j in range(4):
+            shares = bool(set(letters[i]) & set(letters[j]))
+            assert shares == (not better[i, j] and not better[j, i]), (i, j, letters)
+    assert letters == ["a", "ab", "bc", "c"]

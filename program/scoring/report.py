@@ -287,9 +287,9 @@ def interval_lines(result):
     low, high = result.interval
     unit = result.view.unit if result.view is not None else "item"
     return ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-            '<p class="reading">Scored on another test set drawn like this one, your score would fall in this '
-            'interval 95 times in 100 (a bootstrap over the test %ss); a submission whose interval overlaps yours '
-            'much may swap places with you on such a test set.</p>'
+            '<p class="reading">On another test set drawn like this one, your score would fall in this interval '
+            '95 times in 100 (a bootstrap over the test %ss); submissions whose intervals overlap much may swap '
+            'places on such a test set.</p>'
             % (html.escape(result.key_prefix + next(iter(result.scores))), charts.number(low), charts.number(high),
                html.escape(unit)))
 

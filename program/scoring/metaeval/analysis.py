@@ -409,14 +409,16 @@ def _methods(a):
 
 
 METHODS = OrderedDict([
-    ("leaderboard", "the leaderboard: the score itself (mean over strata of the stratum scores)"),
-    ("mean-then-rank", "challengeR aggregateThenRank(FUN = mean) per task, Euclidean consensus across tasks"),
-    ("median-then-rank", "challengeR aggregateThenRank(FUN = median) per task, Euclidean consensus"),
-    ("rank-then-mean", "challengeR rankThenAggregate(FUN = mean) per task, Euclidean consensus"),
-    ("test-then-rank", "challengeR testThenRank (one-sided Wilcoxon, alpha 0.05, no adjustment) per task, "
-                       "Euclidean consensus"),
-    ("Kemeny (mean-then-rank)", "challengeR consensus(method = \"symdiff/L\") of the mean-then-rank task rankings"),
-    ("significance wins", "number of submissions each is significantly better than (the paired tests above)"),
+    ("leaderboard", "the score itself: the mean over strata of the stratum scores"),
+    ("mean-then-rank", "per task, the mean of the case values, ranked; then the tasks' mean ranks"),
+    ("median-then-rank", "per task, the median of the case values, ranked; then the tasks' mean ranks"),
+    ("rank-then-mean", "per task, each case ranks the submissions, the mean rank is ranked; then the tasks' mean "
+                       "ranks"),
+    ("test-then-rank", "per task, how many others a submission beats by a one-sided Wilcoxon test (alpha 0.05, "
+                       "no adjustment); then the tasks' mean ranks"),
+    ("Kemeny (mean-then-rank)", "the order closest to the mean-then-rank task rankings (fewest pairs against a "
+                                "task's order)"),
+    ("significance wins", "how many submissions each is significantly better than (the paired tests below)"),
 ])
 
 

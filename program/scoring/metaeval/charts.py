@@ -231,8 +231,10 @@ def violin(groups, title, x_label, x_range=(-1.0, 1.0)):
             continue
         counts = np.histogram(np.clip(values, x_range[0], x_range[1]), bins=bins)[0].astype(float)
         counts = np.convolve(counts, np.ones(3) / 3.0, mode="same")
-        half = 0.42 * row_h * counts / max(counts.max(), 1e-12)
-        mids = (bins[:-1] + bins[1:]) / 2.0
+        filled = np.flatnonzero(counts > 0)
+        span = slice(max(filled[0] - 1, 0), filled[-1] + 2) if filled.size else slice(0, 0)
+        half = (0.42 * row_h * counts / max(counts.max(), 1e-12))[span]
+        mids = ((bins[:-1] + bins[1:]) / 2.0)[span]
         upper = ["%.1f,%.1f" % (axes.x(m), centre - h) for m, h in zip(mids, half)]
         lower = ["%.1f,%.1f" % (axes.x(m), centre + h) for m, h in zip(mids[::-1], half[::-1])]
         median = float(np.median(values))
@@ -316,8 +318,8 @@ def heatmap(names, counts, title, description):
             colour = "#%02x%02x%02x" % (int(255 * shade), int(255 * (0.3 + 0.7 * shade)), 255)
             svg.rect(left + cell * s, top + cell * r, cell, cell, colour, stroke="#fff",
                      tooltip="%s, rank %d: %d cases" % (names[s], r + 1, n))
-            if n and cell >= 18 and text_width("%d" % n, 10) < cell - 2:
-                svg.text(left + cell * (s + 0.5), top + cell * (r + 0.5) + 4, "%d" % n, size=10, anchor="middle",
+            if n and cell >= 18 and text_width("%d" % n, 11) < cell - 2:
+                svg.text(left + cell * (s + 0.5), top + cell * (r + 0.5) + 4, "%d" % n, size=11, anchor="middle",
                          fill="#fff" if shade < 0.45 else TEXT)
     axes = Axes(svg, left, top, grid_w, grid_h, (0.5, count + 0.5), (0, 1))
     _column_labels(svg, names, axes, top + grid_h, space)

@@ -140,6 +140,7 @@ h4{font-size:1em;margin:1em 0 .3em}
 .scroll{overflow-x:auto;max-width:100%;margin:.6em 0}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;white-space:nowrap}
 th{background:#f4f4f4;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
+table.wrap td.txt{white-space:normal;min-width:8em}
 caption{text-align:left;font-style:italic;white-space:normal}
 figure{margin:.8em 0;overflow-x:auto;max-width:100%}figcaption{font-size:.9em;color:#444;max-width:60em}
 figure svg{display:block;height:auto}
@@ -182,7 +183,8 @@ class Html(object):
     def raw(self, text):
         self.parts.append(text)
 
-    def table(self, columns, rows, caption=""):
+    def table(self, columns, rows, caption="", wrap=False):
+        """wrap: text cells wrap (a table of sentences) instead of scrolling sideways."""
         head = "".join("<th>%s</th>" % html.escape(c) for c in columns)
         body = "".join("<tr>%s</tr>" % "".join(
             '<td class="%s">%s</td>' % ("num" if isinstance(v, (int, float, np.integer, np.floating)) or
@@ -190,8 +192,8 @@ class Html(object):
                                         html.escape(v if isinstance(v, str) else shown(v))) for v in row)
             for row in rows)
         caption = "<caption>%s</caption>" % html.escape(caption) if caption else ""
-        self.parts.append('<div class="scroll"><table>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-                          % (caption, head, body))
+        self.parts.append('<div class="scroll"><table%s>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
+                          % (' class="wrap"' if wrap else "", caption, head, body))
 
     def figure(self, svg, caption, name):
         """A chart inline, and as the standalone file svg/<name>.svg. Its displayed width is
@@ -360,9 +362,11 @@ def _uncertainty(doc, a, anchor, name):
                "Violin plot (challengeR's violin): per ranking (the leaderboard, then each stratum's), the "
                "distribution over the resamples of Kendall's tau-b between it and the ranking of the resample; "
                "bar: median.", name + "-tau")
-    medians = ", ".join("%s %.3f" % (g, float(np.median(v))) for g, v in groups if len(v))
-    doc.reading("Tau near 1 means resampling the test set keeps the order (median tau: %s); a low or widely "
-                "spread tau means the order rests on the particular test items." % medians)
+    medians = [float(np.median(v)) for _, v in groups[1:] if len(v)]
+    spread = (", from %.3f to %.3f in the strata" % (min(medians), max(medians))) if medians else ""
+    doc.reading("Tau near 1 means resampling the test set keeps the order (median tau %.3f for the leaderboard%s); "
+                "a low or widely spread tau means the order rests on the particular test items." % (
+                    float(np.median(groups[0][1])) if len(groups[0][1]) else float("nan"), spread))
 
 
 def _strata(doc, a, anchor, name):
@@ -463,7 +467,7 @@ def _methods(doc, a, anchor, name):
     methods = list(a.methods.items())
     doc.table(["method", "what it ranks by", "challengeR"],
               [[method, text, _challenger(method)] for method, text in analysis.METHODS.items()],
-              "The methods, and the challengeR 1.0.5 function each reproduces")
+              "The methods, and the challengeR 1.0.5 function each reproduces", wrap=True)
     doc.table(["submission"] + [method for method, _ in methods] + ["P(rank 1)"],
               [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.rank_frequency[s][0])]
                for s in order], "Ranks of %s by each method (ties share the best rank); P(rank 1) over the "
