@@ -226,3 +226,16 @@ def test_significance_groups_are_a_compact_letter_display():
             shares = bool(set(letters[i]) & set(letters[j]))
             assert shares == (not better[i, j] and not better[j, i]), (i, j, letters)
     assert letters == ["a", "ab", "bc", "c"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 9).flatmap(lambda n: st.lists(st.booleans(), min_size=n * n, max_size=n * n)))
+def test_significance_groups_share_a_letter_exactly_when_undecided(cells):
+    from scoring.metaeval import analysis
+    n = int(round(len(cells) ** 0.5))
+    better = np.array(cells, dtype=bool).reshape(n, n)
+    better = np.triu(better, 1)  # i better than j only above the diagonal: no contradiction
+    letters = analysis.significance_groups(better, np.arange(n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            assert bool(set(letters[i]) & set(letters[j])) == (not better[i, j] and not better[j, i])

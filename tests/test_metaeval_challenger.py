@@ -25,6 +25,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scoring.itemview import Ratio, Score
 from scoring.metaeval import cases as case_values, challenger
 
@@ -348,3 +350,20 @@ def test_exact_ties_of_case_values_share_ranks():
     assert challenger.mean_then_rank(task)[0].tolist() == [1, 1]
     assert challenger.rank_then_mean(task)[0].tolist() == [1, 1]
     assert challenger.wilcoxon_greater(task, 0, 1) == 1.0  # no difference at all
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.integers(0, 3), st.none()), min_size=6, max_size=6), min_size=2, max_size=6))
+def test_all_pairs_at_once_equal_each_pair_for_integral_values(rows):
+    values = np.array([[np.nan if v is None else float(v) for v in row] for row in rows])
+    missing = np.isnan(values)
+    cases = case_values.Cases("item", ["T"], [0] * 6, list("abcdef"), np.where(missing, 0.0, values), missing,
+                              lambda k, c: Fraction(int(values[k, c])), 0.0, "case")
+    cases.integral = True
+    cases.treat("na.rm", Score(Ratio(("x", "one"))))
+    task = challenger.Oriented(cases, cases.of_task(0), False)
+    matrix = challenger.wilcoxon_matrix(task)
+    for i in range(len(rows)):
+        for j in range(len(rows)):
+            if i != j:
+                assert matrix[i, j] == pytest.approx(challenger.wilcoxon_greater(task, i, j), abs=1e-12), (i, j)

@@ -5,6 +5,7 @@ views, and the view says which scores are ranked, which way each is better, its 
 which columns are decisions and truth. Every comparison of scores is exact (exact.py).
 """
 
+import hashlib
 from collections import OrderedDict
 from fractions import Fraction
 
@@ -131,13 +132,16 @@ def _tolerance(views, key):
 
 def twins(views, key):
     """A label per submission, equal for submissions whose terms of score `key` are the
-    same arrays (their values are then exactly equal on every resample)."""
+    same arrays (their values are then exactly equal on every resample): the arrays'
+    bytes hashed, and equal hashes compared."""
     columns = views[0].scores[key].statistic.columns()
-    labels = []
+    labels, seen = [], {}
     for k, view in enumerate(views):
-        label = next((labels[j] for j in range(k) if all(
-            np.array_equal(view.columns[c], views[j].columns[c]) for c in columns)), k)
-        labels.append(label)
+        digest = hashlib.sha1(b"".join(view.columns[c].tobytes() for c in columns)).digest()
+        match = next((j for j in seen.get(digest, []) if all(
+            np.array_equal(view.columns[c], views[j].columns[c]) for c in columns)), None)
+        labels.append(k if match is None else labels[match])
+        seen.setdefault(digest, []).append(k)
     return labels
 
 
@@ -146,18 +150,40 @@ def leaderboard_keys(views, key, values):
     oriented (a larger key is better)."""
     score = views[0].scores[key]
     sign = -1 if score.lower_is_better else 1
+    keys = exact.integer_keys(views, score)
+    if keys is not None:
+        return sign * keys[0]
     return exact.order_keys(score.oriented(values), lambda k: sign * exact.score_value(views[k], score),
                             _tolerance(views, key), twins(views, key))
 
 
-def resample_keys(views, key, samples, weights):
-    """Per resample (row), the exact order keys of the submissions' values of `key`."""
+def resample_keys(views, key, samples, weights, stratum=None):
+    """Per resample (row), the exact order keys of the submissions' values of `key` (of
+    one stratum's value, with `stratum`), oriented."""
     score = views[0].scores[key]
     sign = -1 if score.lower_is_better else 1
+    keys = exact.integer_keys(views, score, weights, stratum)
+    if keys is not None:
+        return sign * keys
 
-    def value(row, k):
-        return sign * exact.score_value(views[k], score, [w[row] for w in weights])
+    if stratum is None:
+        def value(row, k):
+            return sign * exact.score_value(views[k], score, [w[row] for w in weights])
+    else:
+        def value(row, k):
+            return sign * exact.stratum_value(views[k], score.statistic, stratum, weights[stratum][row])
     return exact.row_keys(score.oriented(samples), value, _tolerance(views, key), twins(views, key))
+
+
+def stratum_keys(views, key, values, h):
+    """Exact order keys of the submissions' values of stratum h of `key`'s statistic."""
+    score = views[0].scores[key]
+    sign = -1 if score.lower_is_better else 1
+    keys = exact.integer_keys(views, score, stratum=h)
+    if keys is not None:
+        return sign * keys[0]
+    return exact.order_keys(score.oriented(values), lambda k: sign * exact.stratum_value(views[k], score.statistic, h),
+                            _tolerance(views, key), twins(views, key))
 
 
 # -- confidence -------------------------------------------------------------------------------
@@ -425,33 +451,35 @@ METHODS = OrderedDict([
 def significance_groups(better, order):
     """Compact letter display (Piepho 2004, insert-absorb): letters such that two
     submissions share a letter unless one is significantly better than the other; letters
-    named in leaderboard order. Returns a list of strings, one per submission."""
+    named in leaderboard order. Returns a list of strings, one per submission. Columns are
+    sets as bit masks; a split column's two parts are kept unless another column holds
+    them (absorb)."""
     count = better.shape[0]
-    columns = [set(range(count))]
-    for i in range(count):
-        for j in range(i + 1, count):
-            if not (better[i, j] or better[j, i]):
-                continue
-            split = []
-            for column in columns:
-                if i in column and j in column:
-                    split += [column - {i}, column - {j}]
-                else:
-                    split.append(column)
-            columns = [c for c in split if not any(c < other for other in split)]
-            unique = []
-            for c in columns:
-                if c not in unique:
-                    unique.append(c)
-            columns = unique
+    columns = [(1 << count) - 1]
+    for i, j in np.argwhere(np.triu(better | better.T, 1)).tolist():
+        both = (1 << i) | (1 << j)
+        split = []
+        for c in columns:
+            split += [c & ~(1 << i), c & ~(1 << j)] if c & both == both else [c]
+        columns = _absorbed(split)
     position = dict((s, p) for p, s in enumerate(order.tolist()))
-    columns.sort(key=lambda c: min(position[s] for s in c) if c else count)
+    members = [[s for s in range(count) if c >> s & 1] for c in columns]
+    members.sort(key=lambda m: min(position[s] for s in m) if m else count)
     letters = [""] * count
-    for index, column in enumerate(columns):
+    for index, column in enumerate(members):
         letter = _letter(index)
         for s in column:
             letters[s] += letter
     return letters
+
+
+def _absorbed(columns):
+    """The columns that are no subset of another (one of equal columns kept)."""
+    kept = []
+    for c in sorted(set(columns), key=lambda c: -bin(c).count("1")):
+        if not any(c & other == c for other in kept):
+            kept.append(c)
+    return kept
 
 
 def _letter(index):
@@ -466,21 +494,15 @@ def _stability(a, views):
     task's ranking and each bootstrap ranking of it (challengeR's violin plot); the
     leaderboard's own tau first. Tasks are the strata when the cases are items."""
     statistic = views[0].scores[a.primary].statistic
-    lower = a.lower_is_better()
-    sign = -1 if lower else 1
     a.tau = OrderedDict()
     a.tau["leaderboard"] = _taus(a.keys[a.primary], a.sample_keys[a.primary])
     a.task_bootstrap = OrderedDict()
     # Each stratum's value of the primary statistic, and the submissions' ranks there.
     observed = np.concatenate([itemview.stratum_values(v, statistic) for v in views], axis=0)  # (K, H)
-    tolerance = _tolerance(views, a.primary)
-    same = twins(views, a.primary)
-    stratum_keys = [exact.order_keys(sign * observed[:, h],
-                                     lambda k, h=h: sign * exact.stratum_value(views[k], statistic, h), tolerance,
-                                     same) for h in range(len(a.strata))]
+    keys_by_stratum = [stratum_keys(views, a.primary, observed[:, h], h) for h in range(len(a.strata))]
     a.stratum_values = observed
-    a.stratum_ranks = np.stack([bootstrap.competition_ranks(k)[0] for k in stratum_keys], axis=1) \
-        if stratum_keys else np.zeros((len(views), 0), dtype=np.int64)
+    a.stratum_ranks = np.stack([bootstrap.competition_ranks(k)[0] for k in keys_by_stratum], axis=1) \
+        if keys_by_stratum else np.zeros((len(views), 0), dtype=np.int64)
     size = len(views)
     a.stratum_rank_share = np.stack([np.bincount(a.stratum_ranks[s], minlength=size + 1)[1:size + 1]
                                      for s in range(size)]) / float(max(len(a.strata), 1))
@@ -488,11 +510,8 @@ def _stability(a, views):
         return
     stratum_samples = np.stack([itemview.stratum_values(v, statistic, a.weights) for v in views], axis=2)  # (R, H, K)
     for h, stratum in enumerate(a.strata):
-        keys = stratum_keys[h]
-        sample_keys = exact.row_keys(
-            sign * stratum_samples[:, h, :],
-            lambda row, k, h=h: sign * exact.stratum_value(views[k], statistic, h, a.weights[h][row]), tolerance,
-            same)
+        keys = keys_by_stratum[h]
+        sample_keys = resample_keys(views, a.primary, stratum_samples[:, h, :], a.weights, stratum=h)
         ranks = bootstrap.competition_ranks(sample_keys)
         a.task_bootstrap[stratum] = {
             "rank": bootstrap.competition_ranks(keys)[0],
@@ -502,9 +521,23 @@ def _stability(a, views):
         a.tau[stratum] = _taus(keys, sample_keys)
 
 
-def _taus(keys, sample_keys):
-    """Kendall's tau-b between the ranking given by `keys` and each row of `sample_keys`."""
-    return np.array([agreement.kendall_tau_b(keys, row) for row in sample_keys], dtype=float)
+def _taus(keys, sample_keys, chunk=200):
+    """Kendall's tau-b between the ranking given by `keys` and each row of `sample_keys`
+    (agreement.kendall_tau_b, for all rows at once: NaN where it is undefined)."""
+    upper = np.triu_indices(len(keys), 1)
+    reference = np.sign(np.asarray(keys)[upper[0]] - np.asarray(keys)[upper[1]])
+    out = np.empty(sample_keys.shape[0])
+    for start in range(0, sample_keys.shape[0], chunk):
+        rows = sample_keys[start:start + chunk]
+        signs = np.sign(rows[:, upper[0]] - rows[:, upper[1]])
+        concordant = np.count_nonzero(signs * reference > 0, axis=1)
+        discordant = np.count_nonzero(signs * reference < 0, axis=1)
+        pairs = reference.shape[0]
+        denominator = np.sqrt(float(pairs - np.count_nonzero(reference == 0))
+                              * (pairs - np.count_nonzero(signs == 0, axis=1)).astype(float))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start:start + chunk] = np.where(denominator > 0, (concordant - discordant) / denominator, np.nan)
+    return out
 
 
 def _protocols(a):

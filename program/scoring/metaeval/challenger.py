@@ -26,7 +26,6 @@ Values are compared exactly: the case values' floats decide unless two are withi
 rounding margin, which the exact rationals then decide (exact.py).
 """
 
-import itertools
 import math
 from collections import OrderedDict
 from fractions import Fraction
@@ -189,18 +188,54 @@ def test_then_rank(task, alpha=ALPHA):
     """challengeR's test-based ranking (see the module text): the share of the other
     submissions each is significantly better than, and its min rank."""
     count = task.values.shape[0]
-    wins = np.zeros(count, dtype=np.int64)
-    for i, j in itertools.permutations(range(count), 2):
-        if wilcoxon_greater(task, i, j) <= alpha:
-            wins[i] += 1
+    p = wilcoxon_matrix(task)
+    wins = np.count_nonzero(p <= alpha, axis=1)
     share = wins / float(max(count - 1, 1))
     return min_ranks(wins.tolist()), share
+
+
+def wilcoxon_matrix(task):
+    """p[i, j]: wilcoxon_greater(task, i, j) for every ordered pair (1 on the diagonal).
+    Both directions of a pair share their ranks (V_ji = n (n + 1) / 2 - V_ij); integral
+    case values are ranked for all pairs of a row at once."""
+    count = task.values.shape[0]
+    p = np.ones((count, count))
+    for i in range(count):
+        others = np.arange(i + 1, count)
+        if not others.size:
+            continue
+        if task.integral:
+            statistics = _signed_ranks_integral(task, i, others)
+        else:
+            statistics = [_signed_ranks(task, i, j) for j in others.tolist()]
+        for j, (n, statistic, ties) in zip(others.tolist(), statistics):
+            p[i, j] = _greater(n, statistic, ties)
+            p[j, i] = _greater(n, n * (n + 1) / 2.0 - statistic if n else 0.0, ties)
+    return p
+
+
+def _greater(n, statistic, ties):
+    """R's normal approximation with continuity correction, alternative "greater"."""
+    if n == 0:
+        return 1.0
+    z = statistic - n * (n + 1) / 4.0
+    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - ties / 48.0)
+    if sigma == 0:
+        return 1.0 if z - 0.5 <= 0 else 0.0
+    return 0.5 * math.erfc((z - 0.5) / sigma / math.sqrt(2.0))  # pnorm(z, lower.tail = FALSE)
 
 
 def wilcoxon_greater(task, i, j):
     """p-value of R's wilcox.test(x_i, x_j, paired = TRUE, exact = FALSE, correct = TRUE,
     alternative = "greater") on the cases both have: zero differences dropped, ranks of
     |d| with ties averaged, the normal approximation with the tie correction."""
+    return _greater(*_signed_ranks(task, i, j))
+
+
+def _signed_ranks(task, i, j):
+    """(n, V, sum of t^3 - t over ties) of the cases both i and j have: n nonzero
+    differences, V the sum of the average ranks of |d| where d > 0; differences and their
+    ties decided exactly."""
     both = np.flatnonzero(task.present[i] & task.present[j])
     d = task.values[i, both] - task.values[j, both]
     if task.integral:
@@ -223,18 +258,34 @@ def wilcoxon_greater(task, i, j):
     nonzero = np.flatnonzero(signs != 0)
     n = nonzero.shape[0]
     if n == 0:
-        return 1.0
-    keys = size_keys[nonzero]
-    _, inverse, ties = np.unique(keys, return_inverse=True, return_counts=True)
+        return 0, 0.0, 0.0
+    _, inverse, ties = np.unique(size_keys[nonzero], return_inverse=True, return_counts=True)
     first = np.concatenate(([0], np.cumsum(ties)[:-1]))
-    rank_of_group = first + (ties + 1) / 2.0  # average ranks, 1-based
-    ranks = rank_of_group[inverse.reshape(-1)]
-    statistic = float(ranks[signs[nonzero] > 0].sum())
-    z = statistic - n * (n + 1) / 4.0
-    sigma = math.sqrt(n * (n + 1) * (2 * n + 1) / 24.0 - float(np.sum(ties.astype(float) ** 3 - ties)) / 48.0)
-    if sigma == 0:
-        return 1.0 if z - 0.5 <= 0 else 0.0
-    return 0.5 * math.erfc((z - 0.5) / sigma / math.sqrt(2.0))  # pnorm(z, lower.tail = FALSE)
+    ranks = (first + (ties + 1) / 2.0)[inverse.reshape(-1)]  # average ranks, 1-based
+    return n, float(ranks[signs[nonzero] > 0].sum()), float(np.sum(ties.astype(float) ** 3 - ties))
+
+
+def _signed_ranks_integral(task, i, others):
+    """_signed_ranks of i against each of `others` at once, for integral case values: the
+    rows' nonzero |d| keyed by row * (largest + 1) + |d| and ranked in one sort."""
+    values = task.values
+    d = values[i][None, :] - values[others]
+    used = task.present[i][None, :] & task.present[others] & (d != 0)
+    rows, columns = np.nonzero(used)
+    size = np.abs(d[rows, columns])
+    largest = float(size.max()) + 1.0 if size.size else 1.0
+    key = rows * largest + size
+    order = np.sort(key)
+    low = np.searchsorted(order, key, side="left")
+    high = np.searchsorted(order, key, side="right")
+    counts = np.bincount(rows, minlength=others.shape[0])
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ranks = (low + high - 1) / 2.0 - starts[rows] + 1.0
+    positive = np.bincount(rows, weights=ranks * (d[rows, columns] > 0), minlength=others.shape[0])
+    distinct, group_sizes = np.unique(key, return_counts=True)
+    group_rows = (distinct // largest).astype(np.int64)
+    ties = np.bincount(group_rows, weights=group_sizes.astype(float) ** 3 - group_sizes, minlength=others.shape[0])
+    return [(int(counts[r]), float(positive[r]), float(ties[r])) for r in range(others.shape[0])]
 
 
 def euclidean_consensus(task_ranks):

@@ -230,6 +230,62 @@ def terms_of(view):
     return int(view.sizes.max()) if view.sizes.size else 1
 
 
+# -- integer keys of ratios of counts ---------------------------------------------------------
+
+def integer_keys(views, score, weights=None, stratum=None):
+    """Exact order keys (rows: resamples, or one row without weights; columns: the
+    submissions) of a Ratio score whose terms are integers and whose denominators are
+    reference columns, with no Fraction: per row, each stratum's and term's sums N
+    (per submission) and D (the same for all) are integers, and with L the least common
+    multiple of the D, the score times T H L is the integer sum of N L / D. None where the
+    score is not such a ratio (its keys then come from order_keys). stratum: the keys of
+    that stratum's value alone (default: the score's own)."""
+    first = views[0]
+    statistic = score.statistic
+    if statistic.kind != "ratio" or not all(d in first.reference_columns for _, d in statistic.terms):
+        return None
+    numerators = [[item_rationals(v, num) for v in views] for num, _ in statistic.terms]
+    denominators = [item_rationals(first, den) for _, den in statistic.terms]
+    if not all(r.integral for row in numerators for r in row) or not all(r.integral for r in denominators):
+        return None
+    if stratum is None:
+        stratum = score.stratum
+    strata = range(len(first.strata)) if stratum is None else [stratum]
+    sums = []  # (N (rows, K), D (rows,)) per term and stratum, exact integers in floats
+    for t in range(len(statistic.terms)):
+        for h in strata:
+            start, end = first.bounds[h]
+            counts = np.stack([r.numerators[start:end] for r in numerators[t]], axis=1).astype(np.float64)
+            den = denominators[t].numerators[start:end].astype(np.float64)
+            w = np.ones((1, end - start)) if weights is None else np.asarray(weights[h], dtype=np.float64)
+            largest = float(w.sum(axis=1).max()) if w.size else 0.0
+            if largest * max(float(np.abs(counts).max()) if counts.size else 0.0,
+                             float(np.abs(den).max()) if den.size else 0.0) >= 2.0 ** 52:
+                return None
+            sums.append((np.einsum("ri,ik->rk", w, counts), w.dot(den)))
+    rows = sums[0][0].shape[0] if sums else 1
+    count = len(views)
+    keys = np.zeros((rows, count), dtype=np.int64)
+    constant = all(np.all(d == d[0]) for _, d in sums)  # the same denominators on every row
+    factors = None
+    for row in range(rows):
+        if factors is None or not constant:
+            common = 1
+            for _, d in sums:
+                if d[row] != 0:
+                    common = significance.lcm(common, int(d[row]))
+            factors = [common // int(d[row]) if d[row] != 0 else 0 for _, d in sums]
+        if all(f == 0 for f in factors):
+            total = np.zeros(count)
+        elif max(factors) * max(float(np.abs(n[row]).max()) for n, _ in sums) * len(sums) < 2.0 ** 52:
+            total = sum(n[row] * f for (n, _), f in zip(sums, factors))
+        else:
+            total = np.array([sum(int(n[row, k]) * f for (n, _), f in zip(sums, factors)) for k in range(count)],
+                             dtype=object)
+        keys[row] = np.unique(total, return_inverse=True)[1].reshape(-1)
+    return keys
+
+
 # -- exact orders ---------------------------------------------------------------------------
 
 def order_keys(values, exact, tolerance, same=None):
