@@ -128,24 +128,39 @@ def competitions(dist, track):
     return codalab, codabench
 
 
+TITLES = {"myauth": "Scribe authentication", "myevents": "myevents", "mylines": "mylines"}
+
+
+def check_bundled(zipped, organizer, titles):
+    """The reference files of a phase as the build zips them: the organizer's, byte for
+    byte, but track.yaml, which gains the titles after the organizer's own lines."""
+    assert set(zipped) == set(organizer)
+    for name, data in organizer.items():
+        if name != "track.yaml":
+            assert zipped[name] == data, name
+    assert zipped["track.yaml"].startswith(organizer["track.yaml"])
+    assert yaml.safe_load(zipped["track.yaml"]) == dict(yaml.safe_load(organizer["track.yaml"]), **titles)
+
+
 @pytest.mark.parametrize("track", TRACK_DIRS)
 def test_every_reference_file_is_in_its_phase_zips_byte_for_byte(competition, track):
     folder, dist = competition
     codalab, codabench = competitions(dist, track)
     v15 = yaml.safe_load(codalab["competition.yaml"])
     v2 = yaml.safe_load(codabench["competition.yaml"])
+    titles = {"competition": "My own document competition", "title": TITLES[track]}
     for stage in ("development", "final"):
         expected = files_of(os.path.join(folder, stage, track))
         v15_refs = [p["reference_data"] for p in v15["phases"].values() if stage in p["reference_data"]]
         assert len(v15_refs) == 1
-        assert read_zip(codalab[v15_refs[0]]) == expected
+        check_bundled(read_zip(codalab[v15_refs[0]]), expected, titles)
         stage_index = ("development", "final").index(stage)
         phase = [p for p in v2["phases"] if p["index"] == stage_index][0]
         (task,) = [t for t in v2["tasks"] if t["index"] in phase["tasks"]]
         members = read_zip(codabench[task["reference_data"]])
         stripped = dict((name.split("/", 1)[1] if name.startswith(track + "/") else name, data)
                         for name, data in members.items())
-        assert stripped == expected
+        check_bundled(stripped, expected, titles)
 
 
 def test_nothing_of_input_is_in_any_zip(competition):
@@ -226,7 +241,7 @@ def test_the_pages_example_really_scores(competition, track, tmp_path):
     folder, _ = competition
     items = public.public_items(os.path.join(folder, "development", track))["tracks"][0]
     options = page_texts.track_options(items)
-    res, ref, code = page_texts.example(items["kind"], items, options)
+    res, ref, code = page_texts.example(items, options)
     phase = tmp_path / "phase"
     for name, text in res.items():
         write(str(phase / "res" / name), text)
@@ -346,7 +361,8 @@ def test_a_withheld_final_reference_is_written_beside_the_codabench_zip(tmp_path
     (entry,) = manifest["competitions"]
     assert entry["codabench_final_reference"] == ["codabench_final_reference_myevents.zip"]
     with open(os.path.join(dist, "myevents", "codabench_final_reference_myevents.zip"), "rb") as stream:
-        assert read_zip(stream.read()) == files_of(os.path.join(folder, "final", "myevents"))
+        check_bundled(read_zip(stream.read()), files_of(os.path.join(folder, "final", "myevents")),
+                      {"competition": "myevents", "title": "myevents"})
     with open(os.path.join(dist, "myevents", "competition.zip"), "rb") as stream:
         assert stream.read() == included
 
