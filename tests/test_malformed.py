@@ -1,5 +1,6 @@
-"""Every case of the malformed-submission corpus: a clean refusal or the clean score, and
-the participant's checker (check_submission.py) answering as the scoring program does.
+"""Every case of the malformed-submission corpus: a clean refusal or the clean score, one
+of the sentences the participant manual lists (test_manual.documented), and the
+participant's checker (check_submission.py) answering as the scoring program does.
 
 For the checker, the phase's public items are written, the reference data are then moved
 out of reach, and check_submission.py must answer with the exit status and the last stderr
@@ -13,6 +14,7 @@ import shutil
 import pytest
 from conftest import assert_clean_failure, run_checker, run_scorer
 from malformed import CASES, SAMPLE
+from test_manual import documented
 
 from scoring import public
 
@@ -45,6 +47,7 @@ def test_malformed_submission(item, tmp_path, tmp_path_factory):
         assert_clean_failure(run, item.status, *item.fragments)
         assert run.last_line.startswith("Submission error: ")
         assert run.last_line.count(". ") <= 2  # one sentence, perhaps with an abbreviation
+        assert documented(item.track, run.last_line), run.last_line  # the kit's manual lists it
     for name in ("scores.txt", "scores.json"):
         path = os.path.join(out, name)
         if os.path.exists(path):

@@ -47,24 +47,25 @@ COMMON_ERRORS = [
 
 #: What a sentence about a missing file may end with (before its last full stop).
 HINTS = [
-    ("the file in a folder named in another case", " (found {folder_upper}/{file}: folder names are "
-                                                   "case-sensitive, rename the folder {folder_upper}/ to {folder}/)"),
-    ("the file out of its folder", " (found {file}: it belongs in the folder {folder}/, as {folder}/{file})"),
-    ("the files inside a folder", " (found results/{file}: put the files at the top level of the zip, not inside "
+    ("the file in a folder named in another case", " (found {in_other_case}: folder names are case-sensitive, "
+                                                   "rename the folder {folder_upper}/ to {folder}/)"),
+    ("the file out of its folder", " (found {file}: it belongs in the folder {folder}/, as {in_folder})"),
+    ("the files inside a folder", " (found {in_a_folder}: put the files at the top level of the zip, not inside "
                                   "folders)"),
-    ("the files inside extra folders", " (found results/{folder}/{file}, inside extra folders: move it to "
-                                       "{folder}/{file})"),
+    ("the files inside extra folders", " (found {in_extra_folders}, inside extra folders: move it to {in_folder})"),
     ("a track's folder named in another case", " (found {folder_upper}/: folder names are case-sensitive, rename it "
                                                "{folder}/)"),
-    ("a zip inside the zip", " (the submission holds results.zip, a zip inside the zip: the platform unzips your "
+    ("a zip inside the zip", " (the submission holds {inner_zip}, a zip inside the zip: the platform unzips your "
                              "upload once, so zip the result files themselves)"),
     ("another kind of track's files", " (the submission holds files of the {other} track ({other_files}), such as "
                                       "{other_file}: submit them to that track's phase)"),
 ]
 
 COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "folder_upper": "MyTrack",
-                 "zip": "submission.rar", "file": "results.txt", "other": "other", "other_files": "its own files",
-                 "other_file": "other/page.png", "hint": ""}
+                 "zip": "submission.rar", "file": "results.txt", "in_other_case": "MyTrack/results.txt",
+                 "in_folder": "mytrack/results.txt", "in_a_folder": "my_results/results.txt",
+                 "in_extra_folders": "my_results/mytrack/results.txt", "inner_zip": "results.zip",
+                 "other": "other", "other_files": "its own files", "other_file": "other/page.png", "hint": ""}
 
 
 def fill(template, values):

@@ -491,8 +491,8 @@ ERRORS = [
      None),
     ("rows missing", "{distances} has {rows} rows of distances for {count} columns; expected a square matrix.",
      None),
-    ("NaN or infinity", "{distances} line {line}, column {column} ({image} to {image2}) is nan; every distance "
-                        "must be a finite number.", None),
+    ("NaN or infinity", "{distances} line {line}, column {column} ({image} to {image2}) is {not_finite}; every "
+                        "distance must be a finite number.", None),
     ("a distance beyond 2^53", "{distances} line {line}, column {column} ({image} to {image2}) is {huge}, beyond "
                                "2^53 = 9007199254740992, where distances stop being exact (neighbouring integers "
                                "become equal); scale the distances down.", None),
@@ -528,8 +528,8 @@ ERRORS = [
                                    "with numpy.savez.", None),
     (".npz: data missing", "{npz}: the array 'distances' declares {count} x {count} values ({bytes} bytes) but the "
                            "archive holds 128 bytes (100 compressed) for it; save it again with numpy.savez.", None),
-    (".npz: NaN or infinity", "{npz} distances[{row}, {column}] ({image} to {image2}) is inf; every distance must "
-                              "be a finite number.", None),
+    (".npz: NaN or infinity", "{npz} distances[{row}, {column}] ({image} to {image2}) is {not_finite}; every "
+                              "distance must be a finite number.", None),
     ("no documentation", "The submission has no documentation; add a README.md, .txt or .pdf that describes which "
                          "script features drive the distances and the classification.",
      lambda options: options["documentation"] == "required"),
@@ -548,9 +548,9 @@ ERRORS += [
                          "and labels.", None),
     ("not CSV", "{labels} line {line} is not valid CSV ({reason}).", None),
     ("an empty file", "{labels} is empty; expected a header line 'filename,label' and one line per image.", None),
-    ("another separator", "{labels} separates its columns with semicolons; expected commas, e.g. "
+    ("another separator", "{labels} separates its columns with {separator}; expected commas, e.g. "
                           "'filename,label'.", None),
-    ("no header", "{labels} line 1 should be the header 'filename,label,subset' (found '{image},0'); add the "
+    ("no header", "{labels} line 1 should be the header 'filename,label,subset' (found '{first_line}'); add the "
                   "header line.", None),
     ("an unknown column", "{labels} has an unexpected column 'score'; expected the columns filename, label, subset.",
      None),
@@ -579,6 +579,7 @@ def error_values(items):
             "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
             "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3,
             "first": 2, "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2,
-            "value": "maybe", "found": "%s;%s" % tuple(images), "big": 200000, "needed": "320.0", "free": "7.5",
+            "value": "maybe", "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0",
+            "separator": "semicolons", "not_finite": "nan", "big": 200000, "needed": "320.0", "free": "7.5",
             "bytes": 8 * len(first["images"]) ** 2, "huge": "1e+300", "reason": "Bad CRC-32 for file "
             "'distances.npy'", "hint": ""}

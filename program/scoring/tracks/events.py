@@ -309,18 +309,17 @@ def count_items(items):
 #: (problem, sentence, when it can happen: None always, else a test of the options).
 ERRORS = [
     ("a category file missing", "The submission has no {file}; expected one <Category>.txt per category, e.g. "
-                                "{file}, with lines '<image id> <confidence>' (3 category files are missing in "
-                                "all, e.g. {files}){hint}.", None),
+                                "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
     ("a name near a category's", "The submission has no {file}; did you mean {near}? Name each file exactly as its "
                                  "category.", None),
     ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
                       "{category}.", None),
-    ("not two fields", "{file} line {line} has 3 fields ('{image} 0.8 0.1'); expected two, '<image id> <value>', "
+    ("not two fields", "{file} line {line} has {fields} fields ('{line_text}'); expected two, '<image id> <value>', "
                        "separated by spaces or a tab.", None),
-    ("a confidence that is no number", "{file} line {line} has the confidence 'abc'; expected a number such as "
+    ("a confidence that is no number", "{file} line {line} has the confidence '{value}'; expected a number such as "
                                        "0.127031.", None),
-    ("NaN or infinite", "{file} line {line} has the confidence 'nan'; expected a finite number.", None),
-    ("an unknown image", "{file} line {line} names the image unknown.jpg, which is not among the {count} images of "
+    ("NaN or infinite", "{file} line {line} has the confidence '{not_finite}'; expected a finite number.", None),
+    ("an unknown image", "{file} line {line} names the image {unknown}, which is not among the {count} images of "
                          "category {category}; list only the images of the test set.", None),
     ("an id without its extension", "{file} line {line} names the image {stem}, which is not among the {count} "
                                     "images of category {category}; did you mean {image}? Write each image id as "
@@ -352,4 +351,7 @@ def error_values(items):
     return {"file": name, "files": ", ".join(c["name"] + ".txt" for c in categories[:3]),
             "near": name.lower().replace("_", " ") if name.lower() != name else name.upper(),
             "category": category["name"], "image": ids[0], "stem": os.path.splitext(ids[0])[0] or ids[0],
-            "count": len(ids), "line": 3, "first": 1, "hint": ""}
+            "count": len(ids), "line": 3, "first": 1, "fields": 3, "line_text": ids[0] + " 0.8 0.1",
+            "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "",
+            "more": " (%d category files are missing in all, e.g. %s)" % (
+                len(categories), ", ".join(c["name"] + ".txt" for c in categories[:3])) if len(categories) > 1 else ""}

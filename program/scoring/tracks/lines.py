@@ -503,10 +503,10 @@ ERRORS = [
     ("a JPEG under another name", "{page} is a JPEG image (whatever its name says); JPEG is refused because its "
                                   "lossy compression changes colours and splits lines: save the map as PNG, TIFF or "
                                   "BMP.", None),
-    ("not an image", "{page} cannot be read as an image: its first bytes (b'Line 1 i') are not those of a PNG, "
+    ("not an image", "{page} cannot be read as an image: its first bytes ({first_bytes}) are not those of a PNG, "
                      "TIFF or BMP file; save it as .png, .tif, .tiff or .bmp.", None),
-    ("a broken image", "{page} cannot be read as an image (image file is truncated); save it as an uncompressed "
-                       "or PNG-compressed image (.png, .tif, .tiff or .bmp).", None),
+    ("a broken image", "{page} cannot be read as an image ({reason}); save it as an uncompressed or PNG-compressed "
+                       "image (.png, .tif, .tiff or .bmp).", None),
     ("another size", "{page} is {small} pixels but the ground-truth page is {size} (width x height); predict at "
                      "the size of the page.", None),
     ("too large to decode", "{page} is 100000x100000 pixels, more than the memory the scoring machine has left can "
@@ -540,4 +540,5 @@ def error_values(items):
     upper = path + ".png" if stem.upper() == stem else manuscript["name"] + "/" + stem.upper() + ".png"
     return {"manuscript": manuscript["name"], "stem": stem, "page": path + ".png", "tif": path + ".tif",
             "jpeg": path + ".jpg", "upper": upper, "size": "%dx%d" % (page["width"], page["height"]),
-            "small": "%dx%d" % (max(1, page["width"] // 2), max(1, page["height"] // 2)), "hint": ""}
+            "small": "%dx%d" % (max(1, page["width"] // 2), max(1, page["height"] // 2)),
+            "first_bytes": "b'Line 1 i'", "reason": "image file is truncated", "hint": ""}
