@@ -13,7 +13,8 @@ import shutil
 
 import pytest
 from conftest import assert_clean_failure, run_checker, run_scorer
-from malformed import CASES, SAMPLE
+from malformed import CASES
+from phases import sample_phase
 from test_manual import documented
 
 from scoring import public
@@ -24,9 +25,7 @@ _clean_scores = {}
 def clean_scores(track, tmp_path_factory):
     """Scores of the untouched sample submission of a track alone in its phase."""
     if track not in _clean_scores:
-        phase = tmp_path_factory.mktemp("clean-" + track)
-        for side in ("ref", "res"):
-            shutil.copytree(os.path.join(SAMPLE, side, track), str(phase / side / track))
+        phase = sample_phase(tmp_path_factory.mktemp("clean-" + track), track)
         run = run_scorer(phase, phase / "out")
         assert run.status == 0, run.stderr
         _clean_scores[track] = run.scores()

@@ -337,7 +337,8 @@ def load_competition(competition, work):
     development = stage_tracks(competition, "development")
     if not development:
         raise BuildError("%s/development/ holds no track folder with a track.yaml (e.g. "
-                         "development/mytrack/track.yaml saying 'track: lines')." % competition)
+                         "development/mytrack/track.yaml saying 'track: <kind>', the kind one of %s)."
+                         % (competition, ", ".join(TRACKS)))
     final = stage_tracks(competition, "final")
     for directory, track in sorted(development.items()):
         kind = track.kind

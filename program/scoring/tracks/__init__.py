@@ -16,10 +16,10 @@ What a kind module provides (docs/maintainers.md, "Adding a kind", step by step)
 
   scoring (evaluate.py, check_submission.py, compare.py)
     OPTIONS                            name -> (default, options.Check) for its track.yaml
-    METRICS                            name -> columns.Metric: title, meaning, direction, bounds
-    columns(track, options)            its scores.txt keys as columns.Column, primary first
+    columns(track, options)            its scores.txt keys as columns.Column, primary first, each
+                                       with its columns.Metric: title, meaning, direction, bounds
     score(track, submission, options, log) -> result.TrackResult, its view's Scores made
-                                       from METRICS (Metric.score)
+                                       from the same Metrics (Metric.score)
   the public items (public.py: the starting kit's checker, Codabench's stand-in)
     public_items(track)                names and sizes of the test items, no ground truth
     stand_in_reference(items, folder)  a reference with those names and sizes
@@ -31,7 +31,8 @@ What a kind module provides (docs/maintainers.md, "Adding a kind", step by step)
     LABEL, TASK                        a neutral name and task of the kind
     submission_format(options)         the files to submit (text: see tools/markup.py)
     example(items, options)            a tiny submission made from the phase's own names
-    metrics(options), privacy(options) how it is scored; what the page shows or keeps private
+    metrics_text(options), privacy(options)  how it is scored; what the page shows or keeps
+                                       private
     count_items(items)                 "120 images in 3 subsets (A, B, C)"
     errors(options), error_values(items)  the refusals a participant may see, and example
                                        values (the phase's own names) to show them with
@@ -49,6 +50,11 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from ..errors import ReferenceDataError
+
+#: What every kind provides (the list above, optional hooks aside).
+PIECES = ("OPTIONS", "columns", "score", "public_items", "stand_in_reference", "dummy_submission", "FILES",
+          "looks_like", "LABEL", "TASK", "submission_format", "example", "metrics_text", "privacy", "count_items",
+          "errors", "error_values")
 
 #: A kind's name: what `track:` says in track.yaml, and its module's name.
 NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
