@@ -489,8 +489,10 @@ def starting_kit_zip(source, phase, competition=None):
         ("public_items.json", public.dumps(items)),
     ]
     evaluation = page_texts.generate(source, [(settings["title"], settings["description"], track)],
-                                     columns_table(source, [phase]))["evaluation"]
-    entries.append(("evaluation.html", page_texts.document("%s: evaluation" % settings["title"], evaluation)))
+                                     columns_table(source, [phase]), footer=False)["evaluation"]
+    heading = "<h1>%s</h1>\n<p>%s, %s phase.</p>\n" % (
+        page_texts.esc(settings["title"]), page_texts.esc(source["title"]), phase.stage)
+    entries.append(("evaluation.html", page_texts.document("%s: evaluation" % settings["title"], heading + evaluation)))
     entries = [(name, text.encode("utf-8")) for name, text in entries]
     for name, path in (("check_submission.py", os.path.join(ROOT, "program", "check_submission.py")),
                        ("requirements.txt", REQUIREMENTS)):

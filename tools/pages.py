@@ -40,9 +40,18 @@ def piece(track_items, name, purpose):
     return require(track_items["kind"], name, purpose)
 
 
+#: What a page of the kit adds to the detailed results page's style: code and tables scroll
+#: in their own box, the page never does.
+KIT_STYLE = ("pre{overflow-x:auto;background:#f7f8fa;padding:.6rem;border-radius:6px;font-size:.85rem}"
+             "td{white-space:normal}")
+
+
 def document(title, body):
-    """A whole HTML document (doctype, charset, viewport, the program's style) around body."""
-    return page_head(title) + '<main>\n' + body + '</main>\n' + page_footer()
+    """A whole HTML document (doctype, charset, viewport, the program's style) around body,
+    its tables in scrolling boxes (the page is read on phones too)."""
+    body = body.replace("<table>", '<div class="scroll" tabindex="0"><table>').replace("</table>", "</table></div>")
+    return page_head(title).replace("</style>", KIT_STYLE + "</style>", 1) + "<main>\n" + body + "</main>\n" \
+        + page_footer()
 
 
 # ---------------------------------------------------------------- tiny examples
@@ -102,10 +111,10 @@ WITHHELD = (" The test set's ground truth is not on this platform until the fina
             "on its detailed results page, and is scored against the test set once the phase has closed.")
 
 
-def generate(source, tracks, columns_html):
+def generate(source, tracks, columns_html, footer=True):
     """The four pages of a competition: tracks is [(title, description, track_items)]
     with the development phase's public items of each track; columns_html the table of
-    leaderboard columns."""
+    leaderboard columns; footer: each page ends with the version (FOOTER)."""
     dates = source["dates"]
     overview = ["<h2>%s</h2>\n<p>%s</p>\n" % (esc(source["title"]), esc(source["description"]))]
     evaluation = ["<h2>Evaluation</h2>\n"]
@@ -140,4 +149,4 @@ def generate(source, tracks, columns_html):
              "published).</p>\n")
     pages = {"overview": "".join(overview), "evaluation": "".join(evaluation), "data": "".join(data),
              "terms": terms}
-    return dict((name, text + FOOTER) for name, text in pages.items())
+    return dict((name, text + (FOOTER if footer else "")) for name, text in pages.items())

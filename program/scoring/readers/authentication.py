@@ -54,7 +54,8 @@ def read_ground_truth(track):
     names = subset_names(track.path)
     if not names:
         raise ReferenceDataError(
-            "%s holds no <Subset>.csv ground-truth file; expected e.g. Pizan.csv with columns filename,label."
+            "%s holds no <Subset>.csv ground-truth file; expected one per subset (e.g. Writer_A.csv) with columns "
+            "filename,label."
             % track.label
         )
     subsets = []
