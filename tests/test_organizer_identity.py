@@ -157,7 +157,7 @@ def test_the_kit_is_for_any_system(built):
     _, dist = built
     with open(os.path.join(ROOT, "requirements.txt"), "rb") as stream:
         requirements = stream.read()
-    for stage, kit in kits(dist, "fetes"):
+    for _, kit in kits(dist, "fetes"):
         evaluation = kit["evaluation.html"].decode("utf-8")
         assert evaluation.startswith("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in evaluation

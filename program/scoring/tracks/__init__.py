@@ -178,6 +178,17 @@ def require(kind, piece, purpose):
     return value
 
 
+def refusals(entries):
+    """A kind's errors(options) from its list of (problem, sentence, when): the refusals that
+    can happen under these options (when None: always; else a test of the options), all of
+    them for options None."""
+    def errors(options=None):
+        return [(problem, sentence) for problem, sentence, when in entries
+                if options is None or when is None or when(options)]
+
+    return errors
+
+
 def _capital(text):
     return text[:1].upper() + text[1:]
 

@@ -21,8 +21,10 @@ from ..layout import key_name
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
 from ..readers import authentication as reader
+from ..readers import text
 from ..readers.text import decode_lines, read_bytes
 from ..result import ConfusionMatrix, Paragraph, Table, TrackResult
+from . import refusals
 
 OPTIONS = {
     "distances": ("required", opt.choice("required", "optional")),
@@ -535,36 +537,8 @@ ERRORS = [
      lambda options: options["documentation"] == "required"),
 ]
 
-#: The CSV files' own sentences (readers/text.py), for the label files and the matrices.
-ERRORS += [
-    ("not UTF-8", "{labels} line {line} is not UTF-8 text (byte 0xe9); save the file as UTF-8.", None),
-    ("a NUL byte", "{labels} line {line} holds a NUL byte; expected a text file.", None),
-    ("a file that cannot be read", "{labels} cannot be read (Permission denied).", None),
-    ("not a file", "{labels} is a folder; expected a regular file.", None),
-    ("larger than the memory", "{labels} is larger than the memory the scoring machine has left.", None),
-    ("an unclosed quote", "{labels} line {line} opens a quoted field that the line does not close; remove the "
-                          "stray double quote or close it on the same line.", None),
-    ("a field too long", "{labels} line {line} holds a field longer than 131072 characters; expected short names "
-                         "and labels.", None),
-    ("not CSV", "{labels} line {line} is not valid CSV ({reason}).", None),
-    ("an empty file", "{labels} is empty; expected a header line 'filename,label' and one line per image.", None),
-    ("another separator", "{labels} separates its columns with {separator}; expected commas, e.g. "
-                          "'filename,label'.", None),
-    ("no header", "{labels} line 1 should be the header 'filename,label,subset' (found '{first_line}'); add the "
-                  "header line.", None),
-    ("an unknown column", "{labels} has an unexpected column 'score'; expected the columns filename, label, subset.",
-     None),
-    ("a column twice", "{labels} repeats a column in its header; expected filename,label.", None),
-    ("a blank line", "{labels} line {line} is blank; remove blank lines.", None),
-    ("a line of another length", "{labels} line {line} has 3 fields; expected 2 (filename,label).", None),
-    ("the header twice", "{labels} line {line} repeats the header; keep a single header line.", None),
-]
-
-
-def errors(options=None):
-    """The refusals a participant of a phase with these options may see (all, options None)."""
-    return [(problem, sentence) for problem, sentence, when in ERRORS
-            if options is None or when is None or when(options)]
+ERRORS += text.TEXT_ERRORS + text.CSV_ERRORS  # the CSV files' own sentences ({file}: a label file)
+errors = refusals(ERRORS)
 
 
 def error_values(items):
@@ -573,13 +547,16 @@ def error_values(items):
     first = subsets[0]
     images = (first["images"] + ["image.png", "image2.png"])[:2]
     labels = first["name"] + "_labels.csv"
-    return {"subset": first["name"], "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
-            "labels": labels, "lower_labels": labels.lower() if labels.lower() != labels else labels.upper(),
-            "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
-            "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
-            "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3,
-            "first": 2, "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2,
-            "value": "maybe", "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0",
-            "separator": "semicolons", "not_finite": "nan", "big": 200000, "needed": "320.0", "free": "7.5",
-            "bytes": 8 * len(first["images"]) ** 2, "huge": "1e+300", "reason": "Bad CRC-32 for file "
-            "'distances.npy'", "hint": ""}
+    return {
+        "subset": first["name"], "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
+        "labels": labels, "file": labels,
+        "lower_labels": labels.lower() if labels.lower() != labels else labels.upper(),
+        "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
+        "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
+        "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
+        "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2, "value": "maybe",
+        "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0", "separator": "semicolons",
+        "not_finite": "nan", "columns": "filename,label", "all_columns": "filename,label,subset",
+        "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
+        "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "1e+300",
+        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": ""}

@@ -18,7 +18,9 @@ from ..csvtext import csv_bytes
 from ..errors import ReferenceDataError
 from ..itemview import AveragePrecision, ItemView, StrataItems, leaderboard, ranking_counts, stratum_values
 from ..readers import events as reader
+from ..readers.text import TEXT_ERRORS
 from ..result import Paragraph, PrecisionRecall, Table, TrackResult
+from . import refusals
 
 OPTIONS = {
     "missing": ("error", opt.choice("error", "last")),
@@ -328,18 +330,9 @@ ERRORS = [
      None),
     ("images missing", "{file} lacks 1 of the {count} images of category {category}, e.g. {image}; list every "
                        "image with a confidence.", lambda options: options["missing"] == "error"),
-    ("not UTF-8", "{file} line {line} is not UTF-8 text (byte 0xe9); save the file as UTF-8.", None),
-    ("a NUL byte", "{file} line {line} holds a NUL byte; expected a text file.", None),
-    ("a file that cannot be read", "{file} cannot be read (Permission denied).", None),
-    ("not a file", "{file} is a folder; expected a regular file.", None),
-    ("larger than the memory", "{file} is larger than the memory the scoring machine has left.", None),
 ]
-
-
-def errors(options=None):
-    """The refusals a participant of a phase with these options may see (all, options None)."""
-    return [(problem, sentence) for problem, sentence, when in ERRORS
-            if options is None or when is None or when(options)]
+ERRORS += TEXT_ERRORS  # the text files' own sentences (readers/text.py)
+errors = refusals(ERRORS)
 
 
 def error_values(items):

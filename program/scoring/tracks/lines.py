@@ -27,6 +27,7 @@ from ..metrics import segmentation as seg
 from ..charts import error_map_images
 from ..readers import lines as reader
 from ..result import ErrorMap, Outcome, Paragraph, Table, TrackResult
+from . import refusals
 
 def _above_half():
     def convert(value):
@@ -525,10 +526,7 @@ ERRORS = [
 ]
 
 
-def errors(options=None):
-    """The refusals a participant of a phase with these options may see (all, options None)."""
-    return [(problem, sentence) for problem, sentence, when in ERRORS
-            if options is None or when is None or when(options)]
+errors = refusals(ERRORS)
 
 
 def error_values(items):
