@@ -128,7 +128,7 @@ def manual_sentences(kind, items=None):
     values = dict(manual.COMMON_VALUES)
     values.update(module.error_values(items if items is not None else sample_items(kind)))
     return ([manual.fill(sentence, values) for _, sentence in module.errors(None)]
-            + [manual.fill(sentence, values) for _, sentence in manual.COMMON_ERRORS]
+            + [manual.fill(sentence, values) for _, sentence in manual.COMMON_ERRORS + manual.SEVERAL_TRACKS_ERRORS]
             + [manual.fill(clause, values) for _, clause in manual.HINTS])
 
 
@@ -145,7 +145,8 @@ def documented(kind, sentence):
     if sentence.startswith(PREFIX):
         sentence = sentence[len(PREFIX):]
     hints = "|".join(template_pattern(clause) for _, clause in manual.HINTS)
-    templates = [sentence for _, sentence in TRACKS[kind].errors(None)] + [s for _, s in manual.COMMON_ERRORS]
+    templates = [sentence for _, sentence in TRACKS[kind].errors(None)]
+    templates += [sentence for _, sentence in manual.COMMON_ERRORS + manual.SEVERAL_TRACKS_ERRORS]
     return any(re.fullmatch(template_pattern(template, hints), sentence, flags=re.S) for template in templates)
 
 

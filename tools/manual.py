@@ -37,12 +37,17 @@ COMMON_ERRORS = [
                         "fewer nested folders."),
     ("a file that leaves the submission", "{link} leaves the submission folder or is a link; submit regular files "
                                           "only."),
-    ("a track's folder missing (a phase of several tracks)", "The submission has no folder {folder}/; this phase "
-                                                             "expects one folder per track ({folder}/, other/){hint}."),
     ("not enough memory", "the submission needs more memory than the scoring machine has."),
     ("check_submission.py: not a zip", "{zip} is neither a zip file nor a folder; upload a zip of your result "
                                        "files."),
     ("check_submission.py: no such file", "{zip} does not exist."),
+]
+
+#: The sentences of a phase of several tracks, which no starting kit's phase is (its track
+#: sits at the root of the reference data).
+SEVERAL_TRACKS_ERRORS = [
+    ("a track's folder missing", "The submission has no folder {folder}/; this phase expects one folder per track "
+                                 "({folder}/, other/){hint}."),
 ]
 
 #: What a sentence about a missing file may end with (before its last full stop).
