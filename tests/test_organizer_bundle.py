@@ -381,3 +381,48 @@ def test_reference_data_marked_stand_in_are_refused(tmp_path):
     assert "final phase of track myevents says stand_in: true" in message
     assert "scores every submission 0" in message
     assert not os.path.exists(str(tmp_path / "dist" / "myevents" / "competition.zip"))
+
+
+def test_a_source_listing_ascending_is_refused(tmp_path):
+    """The order of a column is its kind's (lower is better for an error rate); a list of
+    ascending keys could only contradict it."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), "ascending: [map]\n")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == (
+        "%s lists ascending, which is no longer read: the order of every key comes from its track's kind, which "
+        "declares whether lower is better (an error rate); remove it." % os.path.join(folder, "source.yaml"))
+
+
+def test_titles_written_in_track_yaml_are_the_defaults_and_may_not_differ(tmp_path):
+    """A title in the organizer's track.yaml is the source's default; given both, they agree
+    or the build says which to keep."""
+    folder = str(tmp_path / "competition")
+    for stage in ("development", "final"):
+        make_events(os.path.join(folder, stage, "myevents"), stage[0])
+        with open(os.path.join(folder, stage, "myevents", "track.yaml"), "a") as stream:
+            stream.write("title: Harvest festivals\ncompetition: Feasts 2031\n")
+    manifest = make_bundle.build(str(tmp_path / "dist"), folder)
+    codalab, _ = competitions(str(tmp_path / "dist"), "myevents")
+    assert yaml.safe_load(codalab["competition.yaml"])["title"] == "Feasts 2031"
+    reference = read_zip(codalab[manifest["competitions"][0]["phases"][0]["reference"]])
+    assert reference["track.yaml"] == files_of(os.path.join(folder, "development", "myevents"))["track.yaml"]
+    write(os.path.join(folder, "source.yaml"), "tracks:\n  myevents:\n    title: Feasts of the harvest\n")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == (
+        "development/myevents/track.yaml says title: Harvest festivals but the build gives the track the title Feasts "
+        "of the harvest (source.yaml); keep one: remove it from track.yaml or give the same in source.yaml.")
+
+
+@pytest.mark.parametrize("track", TRACK_DIRS)
+def test_the_kit_manual_holds_nothing_only_an_organizer_needs(competition, track):
+    _, dist = competition
+    with open(os.path.join(dist, track, "starting_kit_%s.zip" % track), "rb") as stream:
+        kit = read_zip(stream.read())
+    manual = kit["MANUAL.md"].decode("utf-8")
+    for organizer_only in ("track.yaml", "public_details", "organizers.md", "ref/", "source.yaml", "stand_in"):
+        assert organizer_only not in manual, organizer_only
