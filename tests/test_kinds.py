@@ -11,6 +11,7 @@ import sys
 import pytest
 from conftest import PROGRAM, ROOT
 from phases import sample_phase, write_phase
+from test_manual import string_of
 
 from scoring import tracks
 from scoring.errors import ReferenceDataError
@@ -37,13 +38,12 @@ def naming_strings(path, kinds):
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            if isinstance(first, ast.Expr) and string_of(first.value) is not None:
                 docstrings.add(id(first.value))
     names = "|".join(kinds)
     pattern = re.compile(r"^(%s)$|track:\s*(%s)\b|\b(%s) track\b|\bauthentication\b" % (names, names, names))
-    return [(node.lineno, node.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-            and pattern.search(node.value)]
+    return [(node.lineno, string_of(node)) for node in ast.walk(tree)
+            if string_of(node) is not None and id(node) not in docstrings and pattern.search(string_of(node))]
 
 
 def test_no_string_names_a_kind_outside_its_own_modules():
