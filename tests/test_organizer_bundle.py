@@ -426,3 +426,34 @@ def test_the_kit_manual_holds_nothing_only_an_organizer_needs(competition, track
     manual = kit["MANUAL.md"].decode("utf-8")
     for organizer_only in ("track.yaml", "public_details", "organizers.md", "ref/", "source.yaml", "stand_in"):
         assert organizer_only not in manual, organizer_only
+
+
+def test_source_turns_the_participants_interval_off(tmp_path):
+    """participant_interval: false in source.yaml (for the competition, or one track) writes
+    interval: false into the bundled track.yaml; the page then shows no interval; a
+    track.yaml saying otherwise is refused."""
+    folder = str(tmp_path / "competition")
+    for stage in ("development", "final"):
+        make_events(os.path.join(folder, stage, "myevents"), stage[0])
+    write(os.path.join(folder, "source.yaml"), "tracks:\n  myevents:\n    participant_interval: false\n")
+    manifest = make_bundle.build(str(tmp_path / "dist"), folder)
+    codalab, _ = competitions(str(tmp_path / "dist"), "myevents")
+    reference = read_zip(codalab[manifest["competitions"][0]["phases"][0]["reference"]])
+    assert yaml.safe_load(reference["track.yaml"].decode("utf-8"))["interval"] is False
+    phase = tmp_path / "phase"
+    for name, data in reference.items():
+        write(str(phase / "ref" / name), data)
+    for category in ("Harvest_Feast", "River_Parade"):
+        write(str(phase / "res" / (category + ".txt")),
+              "".join("d%04d.jpg %d\n" % (i, i % 4) for i in range(10)))
+    run = run_scorer(str(phase), str(tmp_path / "out"))
+    assert run.status == 0, run.stderr
+    with open(os.path.join(run.output, "detailed_results.html"), encoding="utf-8") as stream:
+        assert "95% interval" not in stream.read()
+    write(os.path.join(folder, "source.yaml"), "participant_interval: true\n")
+    with open(os.path.join(folder, "final", "myevents", "track.yaml"), "a") as stream:
+        stream.write("interval: false\n")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist2"), folder)
+    assert "final/myevents/track.yaml says interval: false but source.yaml says participant_interval: true" \
+        in str(raised.value)

@@ -79,6 +79,7 @@ DEFAULTS = {
     "execution_time_limit": 1800,
     "codabench_final_reference": "included",  # or withheld (platforms.FINAL_REFERENCE_CHOICES)
     "numeric_format": 4,
+    "participant_interval": True,  # the 95% interval of the ranking score on the participants' pages
 }
 SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
 
@@ -180,9 +181,14 @@ def complete_source(raw, path, tracks):
     for directory, kind, configs in tracks:
         mine = given.get(directory) or {}
         written = [str(c["title"]) for c in configs if c.get("title") is not None]
+        interval = mine.get("participant_interval", source["participant_interval"])
+        if not isinstance(interval, bool):
+            raise BuildError("%s: participant_interval of track %s is %r; expected true (the participants' pages "
+                             "show the 95%% interval of the ranking score) or false." % (path, directory, interval))
         source["tracks"][directory] = {"title": str(mine.get("title") or (written + [directory])[0]),
                                        "labels": dict(mine.get("labels") or {}),
-                                       "description": mine.get("description") or page_texts.task(kind)}
+                                       "description": mine.get("description") or page_texts.task(kind),
+                                       "participant_interval": interval}
     titles = [source["tracks"][d]["title"] for d, _, _ in tracks]
     written = [str(c["competition"]) for _, _, configs in tracks for c in configs if c.get("competition") is not None]
     source.setdefault("title", (written + [", ".join(titles)])[0])
@@ -278,8 +284,9 @@ TITLE_FIELDS = ("competition", "title")
 
 def bundled_reference(source_dir, target, titles):
     """A copy of a phase's reference data (hard links where the system allows) whose
-    track.yaml says the competition's and the track's titles (titles: {field: value}),
-    added after the organizer's own lines, which stay as they are."""
+    track.yaml says the competition's and the track's titles, and interval: false where
+    the source turns off the participants' interval (titles: {field: value}), added after
+    the organizer's own lines, which stay as they are."""
     def link_or_copy(source, destination):
         try:
             os.link(source, destination)
@@ -295,14 +302,20 @@ def bundled_reference(source_dir, target, titles):
     os.remove(path)  # a link to the organizer's file: never written through
     if added:
         text = text + ("" if text.endswith("\n") or not text else "\n") + \
-            "# The titles the scoring program shows (tools/make_bundle.py, from source.yaml):\n" + \
+            "# What the scoring program shows (tools/make_bundle.py, from source.yaml):\n" + \
             yaml.safe_dump(added, allow_unicode=True, default_flow_style=False, sort_keys=True, width=1000)
     with open(path, "wb") as stream:
         stream.write(text.encode("utf-8"))
 
 
 def check_titles(source, directory, stage, config):
-    """A title written in the organizer's track.yaml is the one the build gives the track."""
+    """A title written in the organizer's track.yaml is the one the build gives the track;
+    so is interval, the participants' interval (source.yaml's participant_interval)."""
+    wanted = source["tracks"][directory]["participant_interval"]
+    if config.get("interval") is not None and config["interval"] != wanted:
+        raise BuildError("%s/%s/track.yaml says interval: %s but source.yaml says participant_interval: %s; keep "
+                         "one: remove it from track.yaml or give the same in source.yaml."
+                         % (stage, directory, str(config["interval"]).lower(), str(wanted).lower()))
     resolved = {"title": source["tracks"][directory]["title"], "competition": source["title"]}
     for field in TITLE_FIELDS:
         if config.get(field) is not None and str(config[field]) != resolved[field]:
@@ -365,8 +378,10 @@ def load_competition(competition, work):
             check_titles(source, directory, stage, (development if stage == "development" else final)[directory].config)
             source_dir = os.path.join(competition, stage, directory)
             ref_dir = os.path.join(work, "reference", stage, directory)
-            bundled_reference(source_dir, ref_dir, {"title": source["tracks"][directory]["title"],
-                                                    "competition": source["title"]})
+            settings = {"title": source["tracks"][directory]["title"], "competition": source["title"]}
+            if not source["tracks"][directory]["participant_interval"]:
+                settings["interval"] = False
+            bundled_reference(source_dir, ref_dir, settings)
             res_dir = os.path.join(competition, "starting_kit", directory)
             note = "the organizer's sample submission"
             if stage != "development" or not os.path.isdir(res_dir):
