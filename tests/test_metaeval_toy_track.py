@@ -23,6 +23,30 @@ def _read(path):
     return rows[1:]
 
 
+def _grouped(track):
+    """(groups, their sizes, the rows of ref/truth.csv in group order) of a toy track."""
+    truth = _read(os.path.join(track.path, "truth.csv"))
+    groups = sorted(set(row[1] for row in truth))
+    ordered = sorted(truth, key=lambda row: (groups.index(row[1]), row[0]))
+    return groups, [sum(1 for row in truth if row[1] == g) for g in groups], ordered
+
+
+def _result(kind, view):
+    result = TrackResult(kind)
+    result.view = view
+    for key, value in leaderboard(view).items():
+        result.set_score(key, value)
+    return result
+
+
+def _reference(tmp_path, kind, header, truth):
+    ref = tmp_path / "ref" / kind
+    ref.mkdir(parents=True)
+    (ref / "track.yaml").write_text("track: %s\n" % kind)
+    (ref / "truth.csv").write_text(header + "\n" + "".join(",".join(str(v) for v in row) + "\n" for row in truth))
+    return str(tmp_path / "ref")
+
+
 def toy_module():
     """Track `toy`: ref/truth.csv lists item,group,answer; res/answers.csv item,answer. The
     score `hit_rate` is the mean over groups of the share of right answers."""
@@ -34,22 +58,16 @@ def toy_module():
         return [Column("hit_rate", "hit_rate", hit_rate)]
 
     def score(track, submission, options, log):
-        truth = _read(os.path.join(track.path, "truth.csv"))
+        groups, sizes, ordered = _grouped(track)
         answers = dict(_read(submission.path("answers.csv")))
-        groups = sorted(set(g for _, g, _ in truth))
-        ordered = sorted(truth, key=lambda row: (groups.index(row[1]), row[0]))
         right = np.array([float(answers.get(item) == answer) for item, _, answer in ordered])
         said = np.array([float(answers.get(item) == "1") for item, _, _ in ordered])
         label = np.array([float(answer == "1") for _, _, answer in ordered])
-        result = TrackResult("toy")
-        result.view = ItemView(groups, [sum(1 for row in truth if row[1] == g) for g in groups],
-                               [row[0] for row in ordered],
-                               {"right": right, "one": np.ones(right.shape), "said": said, "label": label},
-                               [("hit_rate", hit_rate.score(Ratio(("right", "one")), ranked=True))], "hit_rate",
-                               reference_columns=["one", "label"], decision="said", truth="label", unit="item")
-        for key, value in leaderboard(result.view).items():
-            result.set_score(key, value)
-        return result
+        return _result("toy", ItemView(
+            groups, sizes, [row[0] for row in ordered],
+            {"right": right, "one": np.ones(right.shape), "said": said, "label": label},
+            [("hit_rate", hit_rate.score(Ratio(("right", "one")), ranked=True))], "hit_rate",
+            reference_columns=["one", "label"], decision="said", truth="label", unit="item"))
 
     module.columns, module.score = columns, score
     return module
@@ -63,12 +81,9 @@ def toy_phase(tmp_path):
 
 
 def _toy_phase(tmp_path):
-    ref = tmp_path / "ref" / "toy"
-    ref.mkdir(parents=True)
-    (ref / "track.yaml").write_text("track: toy\n")
     rng = np.random.RandomState(3)
     truth = [("i%03d" % i, "g%d" % (i % 3), str(rng.randint(0, 2))) for i in range(150)]
-    (ref / "truth.csv").write_text("item,group,answer\n" + "".join("%s,%s,%s\n" % row for row in truth))
+    ref = _reference(tmp_path, "toy", "item,group,answer", truth)
     subs = []
     for k, error in enumerate((0.0, 0.1, 0.3, 0.45)):
         res = tmp_path / ("sub%d" % k) / "toy"
@@ -77,7 +92,7 @@ def _toy_phase(tmp_path):
         (res / "answers.csv").write_text("item,answer\n" + "".join(
             "%s,%s\n" % (item, str(1 - int(answer)) if f else answer) for (item, _, answer), f in zip(truth, flip)))
         subs.append(str(tmp_path / ("sub%d" % k)))
-    return tmp_path, str(tmp_path / "ref"), subs
+    return tmp_path, ref, subs
 
 
 def test_a_toy_track_is_compared_and_scored_outputs_give_the_same_files(toy_phase):
@@ -121,21 +136,15 @@ def error_module():
         return [Column("error_rate", "error_rate", error_rate)]
 
     def score(track, submission, options, log):
-        truth = _read(os.path.join(track.path, "truth.csv"))
+        groups, sizes, ordered = _grouped(track)
         given = dict(_read(submission.path("errors.csv")))
-        groups = sorted(set(g for _, g, _ in truth))
-        ordered = sorted(truth, key=lambda row: (groups.index(row[1]), row[0]))
         length = np.array([float(n) for _, _, n in ordered])
         missing = np.array([item not in given for item, _, _ in ordered])
         errors = np.array([float(given.get(item, n)) for item, _, n in ordered])
-        result = TrackResult("toyerr")
-        result.view = ItemView(groups, [sum(1 for row in truth if row[1] == g) for g in groups],
-                               [row[0] for row in ordered], {"errors": errors, "length": length, "missing": missing},
-                               [("error_rate", error_rate.score(Ratio(("errors", "length")), ranked=True))],
-                               "error_rate", reference_columns=["length"], unit="line", missing="missing")
-        for key, value in leaderboard(result.view).items():
-            result.set_score(key, value)
-        return result
+        return _result("toyerr", ItemView(
+            groups, sizes, [row[0] for row in ordered], {"errors": errors, "length": length, "missing": missing},
+            [("error_rate", error_rate.score(Ratio(("errors", "length")), ranked=True))], "error_rate",
+            reference_columns=["length"], unit="line", missing="missing"))
 
     module.columns, module.score = columns, score
     return module
@@ -149,12 +158,9 @@ def error_phase(tmp_path):
 
 
 def _error_phase(tmp_path):
-    ref = tmp_path / "ref" / "toyerr"
-    ref.mkdir(parents=True)
-    (ref / "track.yaml").write_text("track: toyerr\n")
     rng = np.random.RandomState(7)
     truth = [("l%03d" % i, "g%d" % (i % 3), int(rng.randint(20, 40))) for i in range(90)]
-    (ref / "truth.csv").write_text("item,group,length\n" + "".join("%s,%s,%d\n" % row for row in truth))
+    ref = _reference(tmp_path, "toyerr", "item,group,length", truth)
     subs = []
     # error rates about 0.05, 0.3, 0.6 and 1.7 (more errors than characters); s1 skips 5 lines
     for k, rate in enumerate((0.05, 0.3, 0.6, 1.7)):
@@ -165,7 +171,7 @@ def _error_phase(tmp_path):
             rows = rows[5:]
         (res / "errors.csv").write_text("item,errors\n" + "".join("%s,%d\n" % row for row in rows))
         subs.append(str(tmp_path / ("sub%d" % k)))
-    return tmp_path, str(tmp_path / "ref"), subs
+    return tmp_path, ref, subs
 
 
 def test_a_lower_is_better_score_ranks_the_lowest_first_and_is_not_clipped(error_phase):

@@ -234,7 +234,7 @@ def contributions(views, key):
         def fraction(u, k):
             return exact.stratum_value(views[k], statistic, u) / count
         same = _same_strata(views, statistic)
-        return values / count, "stratum", None, significance.ExactUnits(_memo(fraction), same=same)
+        return values / count, "stratum", None, significance.ExactUnits(exact.cached(fraction), same=same)
     terms = len(statistic.terms)
     totals = [[Fraction(exact.item_rationals(first, den).weighted_sum(None, start, end))
                for start, end in first.bounds] for _, den in statistic.terms]
@@ -254,17 +254,7 @@ def contributions(views, key):
             if totals[t][h] != 0:
                 total += exact.item_value(views[k], num, u) / (terms * strata * totals[t][h])
         return total
-    return x, "item", stratum_of, significance.ExactUnits(_memo(fraction), *_integers(views, statistic, totals))
-
-
-def _memo(function):
-    memo = {}
-
-    def cached(u, k):
-        if (u, k) not in memo:
-            memo[u, k] = function(u, k)
-        return memo[u, k]
-    return cached
+    return x, "item", stratum_of, significance.ExactUnits(exact.cached(fraction), *_integers(views, statistic, totals))
 
 
 def _same_strata(views, statistic):

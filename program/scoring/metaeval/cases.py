@@ -103,7 +103,7 @@ def _item_cases(views, statistic):
         return num / den
 
     found = Cases("item", first.strata, first.stratum[cases], [first.items[i] for i in cases.tolist()], values,
-                  missing, _cached(value), significance.margin(4 * len(statistic.terms)), first.unit)
+                  missing, exact.cached(value), significance.margin(4 * len(statistic.terms)), first.unit)
     found.integral = bool(np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 52))
     return found
 
@@ -129,17 +129,7 @@ def _stratum_cases(views, statistic):
         return exact.stratum_value(views[k], statistic, h)
 
     return Cases("stratum", ["all strata"], np.zeros(len(first.strata), dtype=np.int64), first.strata, values,
-                 missing, _cached(value), significance.margin(exact.terms_of(first)), "stratum")
-
-
-def _cached(function):
-    memo = {}
-
-    def cached(k, c):
-        if (k, c) not in memo:
-            memo[k, c] = function(k, c)
-        return memo[k, c]
-    return cached
+                 missing, exact.cached(value), significance.margin(exact.terms_of(first)), "stratum")
 
 
 def missing_items(views):

@@ -148,6 +148,17 @@ class _DecimalRationals(ItemRationals):
         return sum((int(w) * v for w, v in zip(np.asarray(weights).tolist(), part) if w), Fraction(0))
 
 
+def cached(function):
+    """function(a, b), each value computed once."""
+    memo = {}
+
+    def value(a, b):
+        if (a, b) not in memo:
+            memo[a, b] = function(a, b)
+        return memo[a, b]
+    return value
+
+
 def item_value(view, column, index):
     """One item's exact value."""
     rationals = item_rationals(view, column)
