@@ -255,7 +255,6 @@ def ranking(dist, tmp_path):
         return dict((row["submission"], row) for row in csv.DictReader(stream) if row["score_key"] == "cer")
 
 
-@pytest.mark.xfail(strict=True, reason="needs s7-compare: compare.py ranks by the score's declared direction")
 def test_compare_ranks_the_lowest_error_rate_first(built, tmp_path):
     _, dist = built
     rows = ranking(dist, tmp_path)
@@ -263,7 +262,6 @@ def test_compare_ranks_the_lowest_error_rate_first(built, tmp_path):
     assert float(rows["bad"]["score"]) == pytest.approx(SUBMISSIONS["bad"][1], abs=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="needs s7-compare: intervals clipped to the score's declared bounds")
 def test_compare_intervals_of_an_error_rate_reach_beyond_1(built, tmp_path):
     _, dist = built
     rows = ranking(dist, tmp_path)
