@@ -139,10 +139,13 @@ def ap_variance(view, statistic, h):
     added = np.diff(np.concatenate(([0.0], tp)))
     ap = float(np.sum(added * (envelope + envelope_before)) / (2.0 * positives))
 
-    def suffix(at, values):  # out[q] = sum of values[k] over the k with at[k] >= q
-        return np.cumsum(np.bincount(at, weights=values, minlength=points)[::-1])[::-1]
-    c = suffix(best, added / n[best]) + suffix(before, added / n[before])
-    d = suffix(best, added * precision[best] / n[best]) + suffix(before, added * precision[before] / n[before])
+    def suffix(values, values_before):  # out[q]: the sum of values[k] over the k with best[k] >= q, and so on
+        total = np.bincount(best, weights=values, minlength=points)
+        total += np.bincount(before, weights=values_before, minlength=points)
+        return np.cumsum(total[::-1])[::-1]
+    share, share_before = added / n[best], added / n[before]
+    c = suffix(share, share_before)
+    d = suffix(share * envelope, share_before * envelope_before)
     positive_d = (envelope + envelope_before + c - d) / (2.0 * positives) - ap / positives
     negative_d = -d / (2.0 * positives)
     by_class = _blocks_by_class(blocks, labels)
