@@ -10,7 +10,6 @@ each example with a reference of the same items and scores it with evaluate.py.
 import html
 import os
 
-from platforms import final_reference_withheld
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS
 
@@ -204,17 +203,14 @@ def count_items(kind, items):
                         ", ".join(c["name"] for c in items["categories"]))
 
 
-# The overview's final phase in the Codabench competition whose final task holds a stand-in
-# reference (source.yaml: codabench_final_reference: withheld; docs/organizers.md).
-WITHHELD = (" The test set's ground truth is not on this platform until the final phase closes: a final-phase "
-            "submission is checked exactly as the test set will check it, shows 0 in every column and says so "
-            "on its detailed results page, and is scored against the test set once the phase has closed.")
-
-
-def generate(source, tracks, columns_html):
+def generate(source, tracks, columns_html, platform=None):
     """The four pages of a competition: tracks is [(title, description, track_items)]
     with the development phase's public items of each track; columns_html the table of
-    leaderboard columns."""
+    leaderboard columns; platform the texts of the platform the pages are written for (its
+    writer's texts() in tools/platforms/: overview, seen, terms), None for a page that
+    names no platform (the starting kit's)."""
+    platform = platform or {"overview": "", "seen": "", "terms": "",
+                            "counts": "the leaderboard's rule says which submission counts"}
     dates = source["dates"]
     overview = ["<h2>%s</h2>\n<p>%s</p>\n" % (esc(source["title"]), esc(source["description"]))]
     evaluation = ["<h2>Evaluation</h2>\n"]
@@ -229,16 +225,15 @@ def generate(source, tracks, columns_html):
             overview.append("%s<p>%s</p>\n" % (heading, esc(description or TASKS[kind])))
         evaluation.append("%s<h4>Submission format</h4>\n%s%s<h4>Metrics</h4>\n%s<h4>What you see</h4>\n%s"
                           % (heading, submission_format(kind, options), example_html(kind, track_items, options),
-                             metrics(kind, options), privacy(kind, options)))
+                             metrics(kind, options), privacy(kind, options) + platform["seen"]))
         data.append("%s<p>The development set holds %s.</p>\n"
                     % (heading, esc(count_items(kind, track_items["items"]))))
     overview.append(
         "<h3>Schedule (UTC)</h3>\n<ul>\n<li>Development phase: from %s, submit as often as the limits allow "
-        "to check your files and your method.</li>\n<li>Final phase: from %s to %s, on the test set; your "
-        "last submission counts.%s</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the "
-        "format description and <code>check_submission.py</code>, which checks a submission on your machine "
-        "before you upload it.</p>\n" % (dates["development"], dates["final"], dates["end"], WITHHELD
-                                            if final_reference_withheld(source) else ""))
+        "to check your files and your method.</li>\n<li>Final phase: from %s to %s, on the test set; %s.%s"
+        "</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the format description and "
+        "<code>check_submission.py</code>, which checks a submission on your machine before you upload it.</p>\n"
+        % (dates["development"], dates["final"], dates["end"], platform["counts"], platform["overview"]))
     evaluation.append("<h3>Leaderboard columns</h3>\n%s" % columns_html)
     terms = ("<h2>Terms</h2>\n<p>By submitting you agree that your scores, team name and method description "
              "may be published by the organizers. Use the test data only to produce your submissions.</p>\n"
@@ -246,8 +241,6 @@ def generate(source, tracks, columns_html):
              "logs (see each track's <em>What you see</em> on the Evaluation page). In the final phase the "
              "detailed results never show per-item ground truth of the test set; the per-item files that "
              "the scoring program writes for the organizers (<code>private/</code>) are never shown to "
-             "participants. The detailed results page of the submission on the leaderboard (your latest) "
-             "can be opened by anyone, on Codalab v1.5 as on Codabench (there once the competition is "
-             "published).</p>\n")
+             "participants.</p>\n" + platform["terms"])
     return {"overview": "".join(overview), "evaluation": "".join(evaluation), "data": "".join(data),
             "terms": terms}
