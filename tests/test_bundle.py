@@ -289,6 +289,29 @@ def test_codalab_yaml_is_what_the_unpacker_reads(dist, track):
     assert v15_leaderboards(competition) == {model.leaderboard_title(SOURCE, track): keys}
 
 
+# Codabench's unpacker of v1.5 zips (src/apps/competitions/unpackers/v1.py, V15Unpacker at
+# c7dbc75): the hiding options it reads from each v1.5 phase, and its column title limit.
+V15_TO_CODABENCH_HIDING = ("hide_output", "hide_prediction_output", "hide_score_output")
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_zip_is_not_for_codabench(dist, track):
+    """Run on Codabench's site: the converted v1.5 zips of authentication and events scored
+    every submission right but put none on the leaderboard (no submission rule) and gave each
+    participant the scoring output with private/ (hide_score_output False); the lines zip failed
+    ("columns: title: Ensure this field has no more than 36 characters"). v1.5 itself refuses a
+    phase key that is no CompetitionPhase field, so the zip cannot carry the hiding options:
+    the build says to upload codabench_competition.zip to Codabench."""
+    _, competition = codalab_zip(dist, track)
+    for phase in competition["phases"].values():
+        assert not any(phase.get(key, False) for key in V15_TO_CODABENCH_HIDING)
+        assert not set(V15_TO_CODABENCH_HIDING) & V15_PHASE_KEYS
+    titles = [c["label"] for c in competition["leaderboard"]["columns"].values()]
+    assert (max(len(t) for t in titles) > codabench.MAX_TITLE) == (track == "lines")
+    (note,) = codalab.manifest(described(SOURCE))["notes"]
+    assert "not for Codabench" in note and "private/" in note and "codabench_competition.zip" in note
+
+
 @pytest.mark.parametrize("track", TRACKS)
 def test_codalab_phases_follow_each_other(dist, track):
     _, competition = codalab_zip(dist, track)
@@ -481,6 +504,7 @@ def check_codabench_yaml(v2):
         # competitions/models.py, Phase.execution_time_limit: seconds (the unpacker reads no other name).
         assert isinstance(phase["execution_time_limit"], int) and phase["execution_time_limit"] > 0
         assert phase["hide_score_output"] is True and phase["hide_output"] is False
+        assert phase["hide_prediction_output"] is True
         assert phase["auto_migrate_to_this_phase"] is False
         assert len(phase["tasks"]) == 1 and set(phase["tasks"]) <= set(tasks)
         assert phase["starting_kit"] in files
@@ -576,6 +600,14 @@ def scoring_result_for_participant(phase):
     return None if (phase["hide_output"] or phase["hide_score_output"]) else "scoring_result.zip"
 
 
+def prediction_result_for_non_admin(phase):
+    """SubmissionFilesSerializer.get_prediction_result: None for anyone but the competition's
+    admins when the phase hides its output or its prediction output. Run at c7dbc75: the
+    anonymous get_details of a leaderboard submission, and the participant's own, gave
+    prediction_result null, the organizer's a URL."""
+    return None if (phase["hide_output"] or phase["hide_prediction_output"]) else "prediction_result.zip"
+
+
 def check_codabench_phases_score(v2, workdir):
     """Every phase: its solution (the phase's sample), flat and zipped in a folder, through
     the prediction and the scoring step, fills every column; the page is where the worker
@@ -601,6 +633,7 @@ def check_codabench_phases_score(v2, workdir):
                 assert "</html>" in stream.read()
             if os.path.isdir(os.path.join(output, "private")):
                 assert scoring_result_for_participant(phase) is None  # private/ is in that zip
+            assert prediction_result_for_non_admin(phase) is None  # a copy of the participant's files
             results.append(scores)
         assert results[0] == results[1]
 

@@ -6,11 +6,12 @@ level goes to Competition(**), each phase to CompetitionPhase.objects.get_or_cre
 a key that is no field of those models fails the upload (Codabench's hide_* options
 cannot be written here).
 
-Not for Codabench: Codabench's unpacker converts a v1.5 zip (competitions/unpackers/v1.py,
-V15Unpacker), but the phases it makes show participants the scoring output, private/
-included (hide_score_output is read from the v1.5 phase, which cannot carry it), and its
-leaderboard waits for each participant to add a submission (no submission rule is read);
-upload codabench_competition.zip there (codabench.py).
+Not for Codabench (run at c7dbc75: docs/organizers.md): its unpacker converts a v1.5 zip
+(competitions/unpackers/v1.py, V15Unpacker), but the phases it makes show participants the
+scoring output, private/ included (hide_score_output and hide_prediction_output are read
+from the v1.5 phase, which cannot carry them), its leaderboard takes no submission until
+the participant adds one (no submission rule is read), and a column label over Codabench's
+36 characters (v1.5 allows 50) fails the upload; codabench.py writes Codabench's zip.
 """
 
 from . import model
@@ -179,5 +180,7 @@ def warnings(competition, now=None):
 
 def manifest(competition):
     return {"zip": ZIP, "refusal": None, "notes": [
-        "for self-hosted Codalab v1.5 servers; not for Codabench, whose conversion of it shows participants "
-        "the scoring output (upload codabench_competition.zip there)."]}
+        "for self-hosted Codalab v1.5 servers, not for Codabench: converted there, its phases show participants "
+        "the scoring output (private/ included), no submission reaches the leaderboard until its participant "
+        "adds it, and a column title over 36 characters fails the upload; upload codabench_competition.zip "
+        "to Codabench."]}
