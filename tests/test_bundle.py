@@ -952,8 +952,9 @@ def test_terms_say_what_each_platform_shows_to_anyone(dist, track):
     PhaseLeaderBoardEntry to any visitor (force_submission_to_leaderboard puts every finished
     submission there). Codabench (run at c7dbc75): an anonymous get_details of a leaderboard
     submission gave its data_file, the zip the participant uploaded, whatever the phase's
-    options short of hide_output; the reference data of every task are downloadable. EvalAI
-    (run at 0f04039): the leaderboard ranks each team's best public submission."""
+    options short of hide_output, and whether the competition was published or not; the
+    reference data of every task are downloadable. EvalAI (run at 0f04039): the leaderboard
+    ranks each team's best public submission."""
     files, _ = codalab_zip(dist, track)
     terms = " ".join(files["terms.html"].decode("utf-8").split())
     assert "detailed results page of the submission on the leaderboard (your latest) can be opened by anyone" in terms
@@ -961,6 +962,7 @@ def test_terms_say_what_each_platform_shows_to_anyone(dist, track):
     files, _ = codabench_zip(dist, track)
     terms = " ".join(files["terms.html"].decode("utf-8").split())
     assert "the zip you uploaded, whose address Codabench gives to every visitor" in terms
+    assert "whether or not the competition is published" in terms
     assert "the final phase's test set included" in terms  # the demo includes its final reference
     files = read_zip(os.path.join(dist, track, "evalai_challenge.zip"))
     terms = " ".join(files["templates/terms.html"].decode("utf-8").split())

@@ -9,13 +9,14 @@ of one track has one task per phase and every column filled by every scoring run
 
 What Codabench shows to whom, and what the bundle sets (api/serializers/submissions.py,
 SubmissionFilesSerializer; api/views/submissions.py, SubmissionViewSet.get_details, which
-any visitor may call for a submission on the leaderboard):
+any visitor may call for a submission on the leaderboard, published competition or not:
+SubmissionViewSet.get_queryset):
   scoring_result     the scoring output zip, private/ included: hidden from participants by
                      hide_score_output
   prediction_result  the prediction step's output (a copy of the participant's files and
                      the worker's metadata): hidden from everyone but the organizers by
                      hide_prediction_output, since the visitors of a leaderboard need none of it
-  detailed_result    the detailed results page: shown (to anyone once published)
+  detailed_result    the detailed results page: shown (its address to any visitor)
   logs               the scoring run's stdout and stderr: shown (the participant's error sentence)
   data_file          the zip the participant uploaded: shown to anyone who may read the
                      submission, whatever the phase's options (only hide_output hides it, and it
@@ -62,10 +63,10 @@ WITHHELD = (" The test set's ground truth is not on this platform until the fina
             "submission is checked exactly as the test set will check it, shows 0 in every column and says so "
             "on its detailed results page, and is scored against the test set once the phase has closed.")
 UPLOADS = (
-    "<p>On Codabench, once the competition is published, anyone can open the details of a submission on the "
-    "leaderboard (your latest): its detailed results page, its logs and the zip you uploaded, whose address "
-    "Codabench gives to every visitor of that submission. The scoring output and the copy of your files made "
-    "by the platform's prediction step are shown to the organizers only.</p>\n")
+    "<p>On Codabench, anyone, signed in or not and whether or not the competition is published, can open the "
+    "details of a submission on the leaderboard (your latest): its detailed results page, its logs and the zip you "
+    "uploaded, whose address Codabench gives to every visitor of that submission. The scoring output and the copy "
+    "of your files made by the platform's prediction step are shown to the organizers only.</p>\n")
 REFERENCE = {
     "withheld": (
         "<p>Codabench lets anyone download the reference data of every phase through the competition's "

@@ -176,8 +176,7 @@ def check_public_details(source, phases):
 
     public_details: true makes the lines track draw the reference's error maps and per-page
     counts into detailed_results.html, which every participant reads (and Codabench shows
-    to anyone once the competition is published: api/views/submissions.py,
-    SubmissionViewSet.get_detail_result).
+    to anyone: api/views/submissions.py, SubmissionViewSet.get_details).
     """
     marked = bool(((source.get("phases") or {}).get("final") or {}).get("public_details"))
     for phase in phases:
