@@ -1062,3 +1062,24 @@ def test_both_platforms_list_the_same_keys_and_the_page_explains_them(dist, trac
 
 def test_committed_competition_files_are_current():
     assert make_bundle.check(), "run `make bundle` and commit competition/codalab/ and competition/codabench/"
+
+
+def test_the_build_warns_of_a_time_limit_over_codabenchs_default_queue():
+    """competitions/tasks.py, _send_to_compute_worker: a phase on the default queue runs at most
+    MAX_EXECUTION_TIME_LIMIT (600 s; the run at c7dbc75 handed the worker 600 for the phases'
+    1800) unless the competition names its own queue."""
+    def warned(**fields):
+        return [w for w in codabench.warnings(described(dict(SOURCE, **fields))) if "default queue" in w]
+
+    assert len(warned(execution_time_limit=601)) == 1 and "601 s" in warned(execution_time_limit=601)[0]
+    assert not warned(execution_time_limit=600)
+    assert not warned(execution_time_limit=1800, codabench_queue="my-vhost")
+
+
+def test_the_build_warns_while_the_data_page_is_the_placeholder(tmp_path):
+    page = tmp_path / "data.html"
+    page.write_text("<h2>Data</h2><p>Download it from our server.</p>")
+    placeholder = [w for w in make_bundle.warnings(described(dict(SOURCE, pages={}))) if "data page" in w]
+    assert len(placeholder) == 1 and "pages: data:" in placeholder[0]
+    assert not [w for w in make_bundle.warnings(described(dict(SOURCE, pages={"data": str(page)})))
+                if "data page" in w]
