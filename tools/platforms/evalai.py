@@ -58,10 +58,10 @@ WORKER_PYTHON = "3.9"
 # hold all four, so nothing is downloaded.
 REQUIREMENTS = "numpy>=1.17\nscipy>=1.3\nPillow>=6.1\nPyYAML>=5.1\n"
 
-PLUS_MINUS = ("± is half the width of the score's 95% interval: the test items are resampled 1000 times "
-              "(bootstrap within each subset, manuscript or category and class, fixed seed), the score recomputed "
-              "on each resample, the central 95% of those values taken about the score (widened when a stratum "
-              "has few items); the interval itself is [score - ±, score + ±] only when it is symmetric.")
+PLUS_MINUS = ("± is half the width of the score's 95% interval: the test items are resampled 1000 times (within "
+              "each subset, manuscript or category, and class; fixed seed), the score is recomputed on each resample, "
+              "and the interval holds the central 95% of those scores about the score (wider when a stratum has few "
+              "items). Near 0 or 1 the interval is lopsided; ± is the mean of its two sides.")
 HOW_TO_READ = ("This file is JSON: the scores of your submission, their ± and, last, the detailed results page; "
                "save that page as an .html file and open it in a browser, e.g. python3 -c \"import json; "
                "open('details.html', 'w', encoding='utf-8').write(json.load(open('submission_result.json', "
@@ -70,7 +70,7 @@ SEEN = (
     "<p>On EvalAI, each submission's line in <em>My Submissions</em> gives its <em>Stdout file</em> (the log, "
     "every score and its ±), its <em>Result file</em> (a JSON file whose last field is the detailed results "
     "page: save that text as an .html file and open it) and, when the submission is refused, its <em>Stderr "
-    "file</em>, whose last line is the sentence saying why. %s</p>\n" % PLUS_MINUS)
+    "file</em>, whose last line is the sentence saying why.</p>\n<p>%s</p>\n" % PLUS_MINUS)
 TERMS = (
     "<p>On EvalAI, the leaderboard shows each team's best public submission of each phase (a submission is "
     "public unless your team unticks <em>Show on leaderboard</em>). The file you uploaded, its logs and its result "
