@@ -78,23 +78,6 @@ V2_COLUMN_KEYS = {"computation", "computation_indexes", "title", "key", "sorting
 V2_AUTO_SUBMISSION_RULES = {"Force_Last", "Force_Best", "Force_Latest_Multiple"}
 
 
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory):
-    """The demo, one competition per track: dist/<track>/competition.zip (v1.5) and
-    dist/<track>/codabench_competition.zip."""
-    target = str(tmp_path_factory.mktemp("dist"))
-    make_bundle.build(target)
-    return target
-
-
-@pytest.fixture(scope="module")
-def together(tmp_path_factory):
-    """The demo as one competition (make_bundle.py --together): v1.5 only."""
-    target = str(tmp_path_factory.mktemp("together"))
-    make_bundle.build(target, together=True)
-    return target
-
-
 def read_zip(path_or_bytes):
     source = path_or_bytes
     if isinstance(path_or_bytes, bytes):

@@ -67,20 +67,6 @@ MAX_CHARS = 100  # Challenge.title, ChallengePhase.name/codename, DatasetSplit.n
 WORKER_STACK = {"numpy": "1.26.4", "scipy": "1.11.4", "PyYAML": "5.4.1", "Pillow": "11.3.0"}
 
 
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory):
-    target = str(tmp_path_factory.mktemp("dist"))
-    make_bundle.build(target)
-    return target
-
-
-@pytest.fixture(scope="module")
-def together(tmp_path_factory):
-    target = str(tmp_path_factory.mktemp("together"))
-    make_bundle.build(target, together=True)
-    return target
-
-
 def challenge_zip(folder):
     files = read_zip(os.path.join(folder, "evalai_challenge.zip"))
     return files, yaml.safe_load(files["challenge_config.yaml"])
