@@ -63,9 +63,9 @@ PLUS_MINUS = ("± is half the width of the score's 95% interval: the test items 
               "and the interval holds the central 95% of those scores about the score (wider when a stratum has few "
               "items). Near 0 or 1 the interval is lopsided; ± is the mean of its two sides.")
 HOW_TO_READ = ("This file is JSON: the scores of your submission, their ± and, last, the detailed results page; "
-               "save that page as an .html file and open it in a browser, e.g. python3 -c \"import json; "
-               "open('details.html', 'w', encoding='utf-8').write(json.load(open('submission_result.json', "
-               "encoding='utf-8'))['detailed_results.html'])\".")
+               "save that page as an .html file and open it in a browser, e.g. python3 -c \"import json, sys; "
+               "open('details.html', 'w', encoding='utf-8').write(json.load(open(sys.argv[1], encoding='utf-8'))"
+               "['detailed_results.html'])\" THIS_FILE.json")
 SEEN = (
     "<p>On EvalAI, each submission's line in <em>My Submissions</em> gives its <em>Stdout file</em> (the log, "
     "every score and its ±), its <em>Result file</em> (a JSON file whose last field is the detailed results "
