@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import ROOT, run_scorer
-from test_bundle import SOURCE, TRACKS, described, read_zip, wrapped
+from test_bundle import SOURCE, TRACKS, columns_of, described, read_zip, wrapped
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import make_bundle  # noqa: E402
@@ -355,12 +355,10 @@ def test_evalai_leaderboard_keeps_each_teams_best_in_the_primary_keys_direction(
     rows = [("ana", 0.5, 0.1), ("ben", 0.9, 0.2), ("ana", 0.7, 0.3), ("cleo", 0.9, 0.1)]
     assert distinct_sorted(rows, True) == [("cleo", 0.9, 0.1), ("ben", 0.9, 0.2), ("ana", 0.7, 0.3)]
     assert distinct_sorted(rows, False)[0] == ("ana", 0.5, 0.1)
-    source = dict(SOURCE, ascending=["map"])
-    phase = make_bundle.Phase("events", "events", "development", os.path.join(ROOT, "input", "ref", "events"), "",
-                              ["map"])
-    competition = described(source)
-    competition.phases = [phase, make_bundle.Phase("events", "events", "final", phase.ref_dir, "", ["map"])]
-    competition.source["tracks"] = {"events": {"title": "Events", "labels": {"map": "mAP"}}}
+    ref = os.path.join(ROOT, "input", "ref", "events")
+    lower = columns_of(["map"], lower_is_better=["map"])  # as a kind declaring an error rate would
+    competition = described(dict(SOURCE, tracks={"events": {"title": "Events", "labels": {"map": "mAP"}}}))
+    competition.phases = [make_bundle.Phase("events", "events", stage, ref, "", lower) for stage in model.STAGES]
     config = evalai.document(competition)
     assert [s["is_leaderboard_order_descending"] for s in config["challenge_phase_splits"]] == [False, False]
     assert config["leaderboard"][0]["schema"]["metadata"]["mAP"]["sort_ascending"] is True
@@ -368,7 +366,7 @@ def test_evalai_leaderboard_keeps_each_teams_best_in_the_primary_keys_direction(
 
 def test_evalai_refuses_two_keys_of_one_title():
     phase = make_bundle.Phase("events", "events", "development", os.path.join(ROOT, "input", "ref", "events"), "",
-                              ["map", "map2"])
+                              columns_of(["map", "map2"]))
     competition = described(dict(SOURCE, tracks={"events": {"title": "E", "labels": {"map": "X", "map2": "X"}}}))
     competition.phases = [phase]
     with pytest.raises(SystemExit) as stopped:

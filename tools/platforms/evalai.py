@@ -96,7 +96,7 @@ SUBMISSION = (
 def texts(competition):
     """What the pages tell participants on EvalAI (pages.generate)."""
     return {"platform": NAME, "counts": "your team's best public submission counts", "overview": "",
-            "seen": SEEN, "terms": TERMS}
+            "seen": SEEN, "terms": TERMS, "data_in_overview": True}
 
 
 def refusal(competition):
@@ -246,7 +246,7 @@ def files(competition):
     html = competition.pages(texts(competition))
     names = codenames(competition)
     entries = [(CONFIG, text.encode("utf-8")), competition.logo, (SCRIPT, script_zip(competition)),
-               ("templates/overview.html", (html["overview"] + html["data"]).encode("utf-8")),
+               ("templates/overview.html", html["overview"].encode("utf-8")),
                ("templates/evaluation.html", html["evaluation"].encode("utf-8")),
                ("templates/terms.html", html["terms"].encode("utf-8")),
                ("templates/submission.html", (SUBMISSION % competition.time_limit()).encode("utf-8"))]

@@ -91,8 +91,9 @@ def leaderboard_title(source, track_name):
     return track_settings(source, track_name).get("title") or track_name
 
 
-def sorting(source, key):
-    return "asc" if key in (source.get("ascending") or []) else "desc"
+def sorting(phase, key):
+    """A column's order, from its kind's declared direction (phase.lower_is_better)."""
+    return "asc" if key in phase.lower_is_better else "desc"
 
 
 def column_label(source, track_name, key, limit):
@@ -256,7 +257,7 @@ class Competition(object):
     def columns(self, phase, limit):
         """[(key, title of at most `limit` characters, 'asc' | 'desc')] of the phase's
         leaderboard, the primary key first."""
-        return [(key, column_label(self.source, phase.name, key, limit), sorting(self.source, key))
+        return [(key, column_label(self.source, phase.name, key, limit), sorting(phase, key))
                 for key in phase.keys]
 
     def reference(self, phase):
