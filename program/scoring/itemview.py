@@ -369,13 +369,23 @@ def aggregate(view, weights=None, keys=None):
     The one function from per-item terms to leaderboard scores, for evaluate.py (no
     weights) and for every bootstrap resample of compare.py (draw counts as weights).
     """
+    return _scores(view, keys, lambda statistic: stratum_values(view, statistic, weights))
+
+
+def _name(statistic):
+    return json.dumps(statistic.to_json(), sort_keys=True)
+
+
+def _scores(view, keys, values_of):
+    """key -> (resamples,) array from values_of(statistic), its (resamples, strata) values,
+    asked once per distinct statistic: a stratum's value, or the mean over the strata."""
     out = OrderedDict()
     cache = {}
     for key in keys or list(view.scores):
         score = view.scores[key]
-        name = json.dumps(score.statistic.to_json(), sort_keys=True)
+        name = _name(score.statistic)
         if name not in cache:
-            cache[name] = stratum_values(view, score.statistic, weights)
+            cache[name] = values_of(score.statistic)
         values = cache[name]
         if score.stratum is not None:
             out[key] = values[:, score.stratum].copy()

@@ -15,6 +15,9 @@ corrections vanish. The seeded coverage simulation of tests/test_metaeval_covera
 checks 93%-97% coverage at the sizes of the tracks.
 """
 
+import json
+from collections import OrderedDict
+
 import numpy as np
 from scipy.stats import norm, t as student
 
@@ -26,6 +29,13 @@ LEVEL = 0.95
 def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """Per stratum a (resamples, items of the stratum) matrix of draw counts."""
     return [weights for _, _, weights in weight_chunks(view, resamples, seed)]
+
+
+def stratum_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """draw_weights one stratum after another (the same draws), for a caller that holds
+    one stratum's matrix at a time."""
+    for _, _, weights in weight_chunks(view, resamples, seed):
+        yield weights
 
 
 def weight_chunks(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=None):
@@ -55,43 +65,70 @@ def weight_chunks(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=Non
 
 
 def score_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
-    """The 95% interval of one score of one submission's view (the participant's page).
+    """The 95% interval (low, high) of one score of one submission's view (the
+    participant's page): score_intervals of that key."""
+    key = key or view.primary
+    return score_intervals(view, [key], resamples, seed, rows)[key]
+
+
+def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100, level=LEVEL):
+    """key -> (low, high), the `level` interval of each score of one submission's view.
 
     A ratio is resampled as compare.py resamples it, with the same draws (weight_chunks),
     a stratum and `rows` resamples at a time (memory: one rows x items-of-a-stratum
-    matrix): the interval is compare.py's for that submission. An average precision is
-    not resampled: drawing 1,000 resamples of 100 categories of 30,000 images costs some
-    fifty times the scoring. Its bootstrap variance is taken to first order instead
-    (ap_variance: the linearised, or infinitesimal-jackknife, variance of the same
-    stratified bootstrap, exact for a statistic linear in the draw counts), and the
-    interval is the score -/+ t(0.975, df) x its standard error, what compare.py's
-    recentred and widened percentile interval is for a normal bootstrap distribution.
-    Returns (low, high)."""
+    matrix; every ratio key from one pass of the draws): the interval is compare.py's for
+    that submission. An average precision is not resampled: drawing 1,000 resamples of
+    100 categories of 30,000 images costs some fifty times the scoring. Its bootstrap
+    variance is taken to first order instead (ap_variance: the linearised, or
+    infinitesimal-jackknife, variance of the same stratified bootstrap, exact for a
+    statistic linear in the draw counts), and the interval is the score -/+ t(df) x its
+    standard error, what compare.py's recentred and widened percentile interval is for a
+    normal bootstrap distribution."""
     from .. import itemview
-    key = key or view.primary
-    score = view.scores[key]
-    statistic = score.statistic
-    needed = range(len(view.strata)) if score.stratum is None else [score.stratum]
-    estimate = itemview.leaderboard(view)[key]
-    df = degrees_of_freedom(view, key)
-    if statistic.kind == "average_precision":
-        variance = sum(ap_variance(view, statistic, h) for h in needed) / float(len(needed)) ** 2
-        half = widening(df) * norm.ppf(1 - (1 - LEVEL) / 2) * np.sqrt(variance)
-        return _clipped(estimate - half, estimate + half, score.bounds)
-    values = np.zeros((resamples, len(view.strata)))
-    function = itemview.STATISTICS[statistic.kind]
-    for h, first, weights in weight_chunks(view, resamples, seed, rows):
-        if h in needed:
+    keys = list(keys or view.scores)
+    estimates = itemview.leaderboard(view)
+    count = len(view.strata)
+
+    def strata_of(key):
+        stratum = view.scores[key].stratum
+        return range(count) if stratum is None else [stratum]
+
+    out = OrderedDict()
+    variances = {}  # (statistic, stratum) -> the first-order variance of an average precision
+    resampled = OrderedDict()  # statistic name -> (statistic, the strata needed)
+    for key in keys:
+        statistic = view.scores[key].statistic
+        name = json.dumps(statistic.to_json(), sort_keys=True)
+        if statistic.kind == "average_precision":
+            for h in strata_of(key):
+                if (name, h) not in variances:
+                    variances[name, h] = ap_variance(view, statistic, h)
+        else:
+            resampled.setdefault(name, (statistic, set()))[1].update(strata_of(key))
+    tables = dict((name, np.zeros((resamples, count))) for name in resampled)
+    if resampled:
+        for h, first, weights in weight_chunks(view, resamples, seed, rows):
             start, end = view.bounds[h]
-            values[first:first + weights.shape[0], h] = function(view, statistic, {h: weights}, h, start, end)
-    if score.stratum is not None:
-        samples = values[:, score.stratum]
-    elif view.strata:
-        samples = np.mean(values, axis=1)
-    else:
-        samples = np.zeros(resamples)
-    low, high = interval(samples, estimate, df, bounds=score.bounds)
-    return float(low), float(high)
+            for name, (statistic, needed) in resampled.items():
+                if h in needed:
+                    tables[name][first:first + weights.shape[0], h] = itemview.STATISTICS[statistic.kind](
+                        view, statistic, {h: weights}, h, start, end)
+    for key in keys:
+        score = view.scores[key]
+        name = json.dumps(score.statistic.to_json(), sort_keys=True)
+        df = degrees_of_freedom(view, key)
+        strata = list(strata_of(key))
+        if score.statistic.kind == "average_precision":
+            variance = sum(variances[name, h] for h in strata) / float(max(len(strata), 1)) ** 2
+            half = widening(df, level) * norm.ppf(1 - (1 - level) / 2) * np.sqrt(variance)
+            out[key] = _clipped(estimates[key] - half, estimates[key] + half, score.bounds)
+            continue
+        values = tables[name]
+        samples = values[:, score.stratum] if score.stratum is not None else (
+            np.mean(values, axis=1) if count else np.zeros(resamples))
+        low, high = interval(samples, estimates[key], df, level, score.bounds)
+        out[key] = (float(low), float(high))
+    return out
 
 
 def _clipped(low, high, bounds):
@@ -263,3 +300,11 @@ def rank_interval(ranks, level=LEVEL):
     low = int(np.floor(tail * count))
     high = min(count - 1, int(np.ceil((1 - tail) * count)) - 1)
     return ordered[low], ordered[high]
+
+
+def half_widths(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=LEVEL):
+    """key -> half the width of each score's interval (score_intervals: the interval the
+    participant's page shows, of every key): one number per score for a platform that
+    shows a symmetric +- (EvalAI's error bars). Holds one stratum's draws at a time."""
+    return OrderedDict((key, (high - low) / 2.0)
+                       for key, (low, high) in score_intervals(view, None, resamples, seed, level=level).items())
