@@ -474,10 +474,16 @@ def pages_flattened(phase):
     os.rmdir(phase.path("Latin2"))
 
 
-@case(L, "manuscript-folder-case", 1, "The submission has no lines/Latin2/latin2_001.png;",
-      "(found lines/latin2/latin2_001.png: folder names are case-sensitive, rename the folder latin2/ to Latin2/).")
+@case(L, "manuscript-folder-case", 1, "The submission has no folder lines/Latin2/; did you mean lines/latin2/? "
+      "Folder names are case-sensitive: expected one folder per manuscript (Latin14396/, Latin2/, Syriaque341/).")
 def manuscript_folder_case(phase):
     os.rename(phase.path("Latin2"), phase.path("latin2"))
+
+
+@case(L, "manuscript-folder-misnamed", 1, "The submission has no folder lines/Latin2/; did you mean lines/Latin_2/? "
+      "Rename it Latin2/: expected one folder per manuscript")
+def manuscript_folder_misnamed(phase):
+    os.rename(phase.path("Latin2"), phase.path("Latin_2"))
 
 
 @case(E, "ids-without-extension", 1, "La_Tomatina.txt line 1 names the image 002712, which is not among",

@@ -27,6 +27,7 @@ from conftest import ROOT
 import make_bundle
 import platforms
 from scoring import layout
+from scoring.files import Submission, index_submission
 from scoring import platform as program_platform
 
 DEMO = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
@@ -606,22 +607,23 @@ def test_codabench_every_phase_scores_flat_and_wrapped_submissions(dist, track, 
 def test_platform_metadata_is_told_from_the_participants_file(tmp_path):
     res = str(tmp_path / "res")
     os.makedirs(os.path.join(res, "lines"))
+    open(os.path.join(res, "lines", "p.png"), "w").close()
     with open(os.path.join(res, "metadata"), "w") as stream:
         stream.write(yaml.dump({"exitCode": None, "elapsedTime": None, "ingestionExitCode": None,
                                 "ingestionElapsedTime": None}, default_flow_style=False))
     assert layout.is_platform_metadata(res, "metadata")
-    assert layout.participant_entries(res) == ["lines"]
+    assert Submission(index_submission(res, str(tmp_path / "ref"))).entries() == ["lines"]
     for content in ("command: python run.py\n", "my notes\n", "exitCode: 0\nmethod: cnn\n", ""):
         with open(os.path.join(res, "metadata"), "w") as stream:
             stream.write(content)
         assert not layout.is_platform_metadata(res, "metadata"), content
-        assert layout.participant_entries(res) == ["lines", "metadata"]
+        assert Submission(index_submission(res, str(tmp_path / "ref"))).entries() == ["lines", "metadata"]
     os.remove(os.path.join(res, "metadata"))
-    os.rmdir(os.path.join(res, "lines"))
+    shutil.rmtree(os.path.join(res, "lines"))
     with open(os.path.join(res, "metadata"), "w") as stream:
         stream.write("- exitCode: 0\n  elapsedTime: 1.5\n")  # v1.5, several commands
     with pytest.raises(Exception) as refused:
-        layout.refuse_empty(res)
+        index_submission(res, str(tmp_path / "ref"))
     assert "empty" in str(refused.value.sentence)
 
 

@@ -280,8 +280,10 @@ def test_final_phase_with_other_subsets_is_refused_with_the_fix(tmp_path):
     shutil.move(os.path.join(final, "Alpha.csv"), os.path.join(final, "Beta.csv"))
     with pytest.raises(make_bundle.BuildError) as raised:
         make_bundle.build(str(tmp_path / "dist"), folder)
-    assert str(raised.value).startswith("The final phase of track myauth writes other keys than its development "
-                                        "phase (e.g. alpha_accuracy); one leaderboard needs the same columns")
+    assert str(raised.value) == (
+        "The two phases of track myauth differ: final/myauth/ lacks the subset Alpha of development/myauth/; "
+        "final/myauth/ has the subset Beta, which development/myauth/ lacks; one leaderboard needs the same columns "
+        "in both: give both phases the same subsets, manuscripts and options.")
 
 
 def test_source_with_an_unknown_field_is_refused(tmp_path):

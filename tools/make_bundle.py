@@ -48,7 +48,8 @@ from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, S
                        leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
-from scoring.runner import phase_tracks  # noqa: E402
+from scoring.names import Key  # noqa: E402
+from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
 from scoring.tracks import TRACKS  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
@@ -100,8 +101,13 @@ class Phase(object):
         self.stage = stage  # 'development' | 'final'
         self.ref_dir = ref_dir
         self.res_dir = res_dir
-        self.keys = keys
+        self.keys = [str(key) for key in keys]
         self.note = note
+
+    @property
+    def shown(self):
+        """How sentences name its reference data: the organizer's folder, <stage>/<track dir>."""
+        return shown_root(self.stage, self.name)
 
     @property
     def reference_zip(self):
@@ -229,10 +235,46 @@ def track_source(source, directory):
 # ---------------------------------------------------------------------------- the organizer's folder
 
 
-def phase_keys(ref_dir):
-    """The scores.txt keys of a phase whose reference data are ref_dir (a root track)."""
-    return [prefix + key for track, module, options, prefix in phase_tracks(ref_dir)
+def shown_root(stage, directory):
+    """How sentences name a track's reference data: its path in the organizer's folder."""
+    return "%s/%s" % (stage, directory)
+
+
+def phase_keys(ref_dir, shown="ref"):
+    """The scores.txt keys of a phase whose reference data are ref_dir (a root track named
+    shown in sentences), every key distinct: names.Key where a name gave the key."""
+    prepared = phase_tracks(ref_dir, shown)
+    refuse_key_collisions(prepared)
+    return [prefix + key if prefix else key for track, module, options, prefix in prepared
             for key in module.keys(track, options)]
+
+
+def changed_keys(directory, development, final):
+    """The sentence for a final phase whose keys are not its development phase's: the
+    subsets or manuscripts one phase has and the other lacks, by their names."""
+    def names_of(keys, others):
+        """'the subset A' or 'the subsets A, B' of the named keys not among others."""
+        left = set(others)
+        found = {}
+        for key in keys:
+            if key not in left and isinstance(key, Key) and key.name is not None:
+                found.setdefault(key.what, [])
+                if key.name not in found[key.what]:
+                    found[key.what].append(key.name)
+        return " and ".join("the %s%s %s" % (what, "s" if len(listed) > 1 else "", ", ".join(listed))
+                            for what, listed in sorted(found.items()))
+
+    missing, added = names_of(development, final), names_of(final, development)
+    if missing or added:
+        final_dir, development_dir = "final/%s/" % directory, "development/%s/" % directory
+        parts = (["%s lacks %s of %s" % (final_dir, missing, development_dir)] if missing else []) + (
+            ["%s has %s, which %s lacks" % (final_dir, added, development_dir)] if added else [])
+        return ("The two phases of track %s differ: %s; one leaderboard needs the same columns in both: give both "
+                "phases the same subsets, manuscripts and options." % (directory, "; ".join(parts)))
+    only = [k for k in development if k not in final] or [k for k in final if k not in development]
+    return ("The final phase of track %s writes other keys than its development phase (e.g. %s); one leaderboard "
+            "needs the same columns in both: give both phases the same options in track.yaml."
+            % (directory, only[0] if only else "their order"))
 
 
 def stage_tracks(competition, stage):
@@ -245,7 +287,7 @@ def stage_tracks(competition, stage):
     for name in layout.visible_entries(folder):
         path = os.path.join(folder, name)
         if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
-            found[name] = layout.find_tracks(path, TRACKS)[0].kind
+            found[name] = layout.find_tracks(path, TRACKS, shown_root(stage, name))[0].kind
     return found
 
 
@@ -282,17 +324,14 @@ def load_competition(competition, work):
             note = "the organizer's sample submission"
             if stage != "development" or not os.path.isdir(res_dir):
                 res_dir = os.path.join(work, "samples", stage, directory)
-                public.dummy_submission(public.public_items(ref_dir), res_dir)
+                public.dummy_submission(public.public_items(ref_dir, shown_root(stage, directory)), res_dir)
                 note = "a dummy submission written from the public test items"
-            stage_phases.append(Phase(directory, development[directory], stage, ref_dir, res_dir,
-                                      phase_keys(ref_dir), note))
-        dev, fin = stage_phases
+            keys = phase_keys(ref_dir, shown_root(stage, directory))
+            stage_phases.append((Phase(directory, development[directory], stage, ref_dir, res_dir, keys, note), keys))
+        (dev, dev_keys), (fin, fin_keys) = stage_phases
         if dev.keys != fin.keys:
-            only = [k for k in dev.keys if k not in fin.keys] or [k for k in fin.keys if k not in dev.keys]
-            raise BuildError("The final phase of track %s writes other keys than its development phase (e.g. %s); "
-                             "one leaderboard needs the same columns in both: give both phases the same subsets, "
-                             "manuscripts or options." % (directory, only[0] if only else "their order"))
-        phases.extend(stage_phases)
+            raise BuildError(changed_keys(directory, dev_keys, fin_keys))
+        phases.extend([dev, fin])
     return source, phases
 
 
@@ -349,7 +388,7 @@ def pages(source, phases):
     from each track's kind, options and development items."""
     tracks = []
     for phase in tracks_of(phases):
-        items = public.public_items(phase.ref_dir)["tracks"][0]
+        items = public.public_items(phase.ref_dir, phase.shown)["tracks"][0]
         settings = source["tracks"][phase.name]
         tracks.append((settings["title"], settings["description"], items))
     html = page_texts.generate(source, tracks, columns_table(source, phases))
@@ -403,7 +442,7 @@ The phase holds {count}.
 
 def starting_kit_zip(source, phase):
     """The starting kit of a phase: sample submission, format description, checker."""
-    items = public.public_items(phase.ref_dir)
+    items = public.public_items(phase.ref_dir, phase.shown)
     track = items["tracks"][0]
     readme = KIT_README.format(title=source["tracks"][phase.name]["title"], stage=phase.stage,
                                count=page_texts.count_items(track["kind"], track["items"]))
@@ -427,7 +466,7 @@ def stand_in_zip(phase):
     work = tempfile.mkdtemp(prefix="stand-in-")
     try:
         ref = os.path.join(work, "ref")
-        public.stand_in_reference(public.public_items(phase.ref_dir), ref, marked=True)
+        public.stand_in_reference(public.public_items(phase.ref_dir, phase.shown), ref, marked=True)
         return zip_entries(tree_entries(ref))
     finally:
         shutil.rmtree(work, ignore_errors=True)

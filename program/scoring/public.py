@@ -57,10 +57,11 @@ def _events_items(track):
 ITEMS = {"authentication": _authentication_items, "lines": _lines_items, "events": _events_items}
 
 
-def public_items(ref_root):
-    """The public items of a phase whose reference data are ref_root (INPUT/ref)."""
+def public_items(ref_root, shown_root="ref"):
+    """The public items of a phase whose reference data are ref_root (INPUT/ref, named
+    shown_root in sentences)."""
     tracks = []
-    for track in layout.find_tracks(ref_root, TRACKS):
+    for track in layout.find_tracks(ref_root, TRACKS, shown_root):
         with open(os.path.join(track.path, "track.yaml"), "rb") as stream:
             track_yaml = stream.read().decode("utf-8")
         tracks.append({"dir": track.rel, "kind": track.kind, "track_yaml": track_yaml,

@@ -10,10 +10,11 @@ import os
 
 import numpy as np
 
+from .. import matching, names
+from ..names import first_repeat
 from .. import options as opt
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, Score, leaderboard
-from ..layout import key_name
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
 from ..readers import authentication as reader
@@ -43,9 +44,14 @@ FP_FN_NOTE = (
 def keys(track, options):
     """Leaderboard keys: uar first, then balanced accuracy, top-k, per-subset rates."""
     ks = ["top%d" % k for k in options["k"]]
-    subsets = [key_name(name) for name in reader.subset_names(track.path)]
-    per_subset = [s + "_" + m for s in subsets for m in list(RATES) + ks]
+    subsets = subset_keys(track, reader.subset_names(track.path))
+    per_subset = [names.Key(key + "_" + m, name, "subset") for name, key in subsets.items() for m in list(RATES) + ks]
     return ["uar", "balanced_accuracy"] + ks + per_subset
+
+
+def subset_keys(track, subset_names):
+    """{subset name: its key}, two subsets giving one key refused naming both files."""
+    return names.name_keys(subset_names, "subset", lambda name: track.ref_name(name + ".csv"))
 
 
 def score(track, submission, options, log):
@@ -55,14 +61,15 @@ def score(track, submission, options, log):
     ks = options["k"]
     result = TrackResult("authentication", TITLE)
     per_subset = []
+    unclaimed = names.NameIndex(matching.unused(submission, expected_files(subsets)))
     for subset in subsets:
         y_pred = predictions[subset.name]
         counts = confusion_counts(subset.labels, y_pred)
         rates = binary_rates(*counts)
-        retrieval = read_retrieval(submission, subset, ks, options, log)
+        retrieval = read_retrieval(submission, subset, ks, options, log, unclaimed)
         per_subset.append((subset, y_pred, counts, rates, retrieval))
 
-    result.view = item_view(per_subset, ks)
+    result.view = item_view(per_subset, ks, subset_keys(track, [subset.name for subset in subsets]))
     for key, value in leaderboard(result.view).items():
         result.set_score(key, value)
 
@@ -70,7 +77,7 @@ def score(track, submission, options, log):
     return result
 
 
-def item_view(per_subset, ks):
+def item_view(per_subset, ks, subset_keys):
     """Images within subsets; resampled within (subset, true class). Every key of keys()
     is a Ratio of summed per-image terms: uar the mean over subsets of correct / images,
     balanced_accuracy of (correct imitations / imitations + correct authentic / authentic) / 2,
@@ -105,7 +112,7 @@ def item_view(per_subset, ks):
     rates = {"accuracy": ("correct", "one"), "precision": ("correct_positive", "predicted"),
              "recall": ("correct_positive", "positive"), "specificity": ("correct_negative", "negative")}
     for h, subset in enumerate(strata):
-        prefix = key_name(subset) + "_"
+        prefix = subset_keys[subset] + "_"
         scores += [(prefix + name, Score(Ratio(rates[name]), stratum=h)) for name in RATES]
         scores += [(prefix + name, Score(Ratio((name, "included")), stratum=h)) for name in top]
     return ItemView(strata, sizes, items, columns, scores, "uar",
@@ -116,80 +123,71 @@ def item_view(per_subset, ks):
 
 def read_predictions(submission, subsets, log):
     """Predicted labels per subset, aligned on the ground truth's image order."""
-    files = submission.entries()
     per_subset_files = [s.name + "_labels.csv" for s in subsets]
-    present = [f for f in per_subset_files if f in files]
-    merged = "labels.csv" in files
+    merged = submission.find("labels.csv")
+    present = [found for found in (submission.find(name) for name in per_subset_files) if found is not None]
     if merged and present:
         raise SubmissionError("The submission holds both labels.csv and %s; keep one form: one "
                               "<Subset>_labels.csv per subset or a single labels.csv." % submission.name(present[0]))
     if merged:
-        shown = submission.name("labels.csv")
-        submitted = reader.read_merged_labels(submission.path("labels.csv"), shown, subsets)
+        shown = submission.name(merged)
+        submitted = reader.read_merged_labels(submission.path(merged), shown, subsets)
     else:
-        if not present:
-            raise _missing_labels(submission, files, per_subset_files)
+        found = matching.find_files(
+            submission, per_subset_files, "one <Subset>_labels.csv per subset (%s) or one labels.csv"
+            % names.shown_list(per_subset_files), claimed=expected_files(subsets, labels=False))
         submitted = {}
         for subset, filename in zip(subsets, per_subset_files):
-            if filename not in files:
-                raise _missing_labels(submission, files, [filename])
             submitted[subset.name] = reader.read_subset_labels(
-                submission.path(filename), submission.name(filename), subset)
+                submission.path(found[filename]), submission.name(found[filename]), subset)
     predictions = {}
     for subset in subsets:
-        names, labels = submitted[subset.name]
-        shown = submission.name("labels.csv" if merged else subset.name + "_labels.csv")
+        listed, labels = submitted[subset.name]
         if merged:
-            shown += " (subset %s)" % subset.name
-        order = reader.match_names(names, subset.filenames, shown, log)
+            shown = "%s (subset %s)" % (submission.name(merged), subset.name)
+        else:
+            shown = submission.name(found[subset.name + "_labels.csv"])
+        order = reader.match_names(listed, subset.filenames, shown, log)
         predictions[subset.name] = np.asarray(labels, dtype=np.int8)[order]
     return predictions
 
 
-def _missing_labels(submission, files, expected):
-    lower = dict((f.lower(), f) for f in files)
-    for name in expected:
-        if name.lower() in lower:
-            return SubmissionError("The submission has %s but the name must be %s (file names are case-sensitive)."
-                                   % (submission.name(lower[name.lower()]), name))
-    return submission.missing(
-        expected[0], "one <Subset>_labels.csv per subset (%s) or one labels.csv" % ", ".join(expected))
+def expected_files(subsets, labels=True):
+    """The names of the files a submission may hold for these subsets."""
+    found = [s.name + "_distances" + ext for s in subsets for ext in (".npz", ".csv")]
+    if labels:
+        found += ["labels.csv"] + [s.name + "_labels.csv" for s in subsets]
+    return found
 
 
-def read_retrieval(submission, subset, ks, options, log):
-    """Top-k hit values of the subset from its distance file (zeros if absent and optional)."""
+def read_retrieval(submission, subset, ks, options, log, unclaimed):
+    """Top-k hit values of the subset from its distance file (zeros if absent and optional).
+    unclaimed: a names.NameIndex of the files that are no subset's (a near name refused)."""
     n = len(subset.filenames)
     empty = {"hits": np.zeros((n, len(ks))), "included": np.zeros(n, dtype=bool),
              "accuracy": [0.0] * len(ks), "source": None}
     stem = subset.name + "_distances"
-    files = submission.entries()
-    found = [stem + ext for ext in (".npz", ".csv") if stem + ext in files]
-    if len(found) == 2:
-        raise SubmissionError("The submission holds both %s and %s; keep one." % (
-            submission.name(found[0]), submission.name(found[1])))
-    if not found:
-        lower = dict((f.lower(), f) for f in files)
-        for ext in (".npz", ".csv"):
-            if (stem + ext).lower() in lower:
-                raise SubmissionError("The submission has %s but the name must be %s (file names are "
-                                      "case-sensitive)." % (submission.name(lower[(stem + ext).lower()]), stem + ext))
-        if options["distances"] == "required":
-            raise submission.missing(stem + ".csv", "the distance matrix %s.csv (or %s.npz) of subset %s"
-                                     % (stem, stem, subset.name))
+    filename = matching.one_of(submission, [stem + ".npz", stem + ".csv"])
+    if filename is None:
+        required = options["distances"] == "required"
+        guess = unclaimed.near(stem + ".npz", fuzzy=required) or unclaimed.near(stem + ".csv", fuzzy=required)
+        if guess is not None:
+            raise matching.did_you_mean(submission, stem + (".npz" if guess.lower().endswith(".npz") else ".csv"),
+                                        guess)
+        if required:
+            raise matching.absent_file(submission, stem + ".csv", "the distance matrix %s.csv (or %s.npz) of "
+                                       "subset %s" % (stem, stem, subset.name))
         log.info("No distances for subset %s: its top-k scores are 0." % subset.name)
         return empty
-    filename = found[0]
     shown = submission.name(filename)
     if filename.endswith(".npz"):
         names, distances = reader.read_distances_npz(submission.path(filename), shown)
     else:
         names, distances = reader.read_distances_csv(submission.path(filename), shown)
-    position = dict()
-    for i, name in enumerate(names):
-        if name in position:
-            raise SubmissionError("%s names %s twice (rows %d and %d); each image once."
-                                  % (shown, name, position[name] + 1, i + 1))
-        position[name] = i
+    repeat = first_repeat(names)
+    if repeat is not None:
+        raise SubmissionError("%s names %s twice (rows %d and %d); each image once."
+                              % (shown, names[repeat[1]], repeat[0] + 1, repeat[1] + 1))
     order = reader.match_names(names, subset.filenames, shown, log)
     if len(names) > n:
         distances = distances[np.ix_(order, order)]
@@ -207,7 +205,7 @@ def read_retrieval(submission, subset, ks, options, log):
 
 
 def find_documentation(submission, options, log):
-    docs = [f for f in submission.entries() if f.lower().endswith(DOC_EXTENSIONS)]
+    docs = [f for f in submission.files() if f.lower().endswith(DOC_EXTENSIONS)]
     if not docs:
         if options["documentation"] == "required":
             raise SubmissionError("The submission has no documentation; add a README.md, .txt or .pdf that "

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .. import matching
 from .. import options as opt
 from ..errors import ReferenceDataError
 from ..itemview import AveragePrecision, ItemView, Score, StrataItems, leaderboard, ranking_counts, stratum_values
@@ -38,7 +39,7 @@ def score(track, submission, options, log):
     if not scored:
         raise ReferenceDataError("No category of %s has a positive image (label 1); average precision is "
                                  "undefined for all of them." % track.label)
-    reader.check_files(submission, categories, log)
+    files = check_files(submission, categories, log)
     result = TrackResult("events", TITLE)
     for category in categories:
         if category.positives == 0:
@@ -50,7 +51,7 @@ def score(track, submission, options, log):
     # The view's confidence column, filled file by file (the scored categories' parts of it).
     confidence, filled = np.empty(sum(len(c.ids) for c in scored)), 0
     for category in categories:
-        filename = category.name + ".txt"
+        filename = files[category.name + ".txt"]
         scores, absent = reader.read_confidences(submission.path(filename), submission.name(filename),
                                                  category, options["missing"])
         if absent:
@@ -72,6 +73,20 @@ def score(track, submission, options, log):
         row["ap"] = float(aps[h])
     describe(result, rows, kept, options)
     return result
+
+
+def check_files(submission, categories, log):
+    """{<Category>.txt: the submitted file's name} of every category, a missing one
+    refused (a near name pointed out); .txt files that name no category are ignored
+    with a warning."""
+    expected = [c.name + ".txt" for c in categories]
+    found = matching.find_files(submission, expected, "one <Category>.txt per category, e.g. %s, with lines "
+                                "'<image id> <confidence>'" % expected[0])
+    extra = [name for name in matching.unused(submission, found.values()) if name.lower().endswith(".txt")]
+    if extra:
+        log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
+                 % (len(extra), ", ".join(extra[:3])))
+    return found
 
 
 def item_view(kept, confidence):
