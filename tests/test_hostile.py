@@ -551,7 +551,8 @@ def test_a_number_followed_by_letters_is_an_error(tmp_path, monkeypatch, c_parse
 @pytest.mark.parametrize("rename,fragments", [
     ({"Tasso": "Tasso-1", "Yaqut": "Tasso_1"},
      ["The subsets Tasso-1 and Tasso_1 both give the key tasso_1 ",
-      "rename one of ref/authentication/Tasso-1.csv and ref/authentication/Tasso_1.csv so that every key is distinct."]),
+      "rename one of ref/authentication/Tasso-1.csv and ref/authentication/Tasso_1.csv so that every key is "
+      "distinct."]),
     ({"Tasso": "S\u00e9vign\u00e9", "Yaqut": "Sevigne"},
      ["The subsets Sevigne and S\u00e9vign\u00e9 both give the key sevigne ",
       "rename one of ref/authentication/Sevigne.csv and ref/authentication/S\u00e9vign\u00e9.csv"]),

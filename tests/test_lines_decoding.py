@@ -41,7 +41,7 @@ def save(root, image, filename, **options):
 
 
 def read_prediction(root, image, filename, **options):
-    page = save(root, image, filename, **options)
+    save(root, image, filename, **options)
     return reader.read_prediction(os.path.join(str(root), "M", filename), "M/" + filename,
                                   (image.size[1], image.size[0]))
 
