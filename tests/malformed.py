@@ -486,6 +486,42 @@ def manuscript_folder_misnamed(phase):
     os.rename(phase.path("Latin2"), phase.path("Latin_2"))
 
 
+@case(L, "manuscript-folder-renamed", 1, "The submission has no lines/Latin2/latin2_001.png; expected a folder "
+      "Latin2/ with one prediction per page of manuscript Latin2 (found lines/Manuscript/latin2_001.png: rename the "
+      "folder Manuscript/ to Latin2/).")
+def manuscript_folder_renamed(phase):
+    os.rename(phase.path("Latin2"), phase.path("Manuscript"))
+
+
+@case(L, "page-with-a-suffix", 1, "The submission has no lines/Latin2/latin2_001.png; did you mean "
+      "lines/Latin2/latin2_001_pred.png? Name each file exactly as the phase expects it.")
+def page_with_a_suffix(phase):
+    os.rename(phase.path(PAGE), phase.path("Latin2/latin2_001_pred.png"))
+
+
+@case(A, "subset-name-with-underscores", 1, "The submission has no authentication/Pizan_labels.csv; did you mean "
+      "authentication/Pizan-labels.csv? Name each file exactly as the phase expects it.")
+def subset_separator(phase):
+    os.rename(phase.path("Pizan_labels.csv"), phase.path("Pizan-labels.csv"))
+
+
+@case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv; expected one "
+      "<Subset>_labels.csv per subset (Pizan_labels.csv, Tasso_labels.csv, Yaqut_labels.csv) or one labels.csv (all "
+      "3 are missing; authentication/ holds predictions.csv, a name the phase does not expect).")
+def predictions_csv(phase):
+    for name in os.listdir(phase.res):
+        phase.remove(name)
+    phase.write("predictions.csv", "filename,label\nPIZAN_000353.jpg,0\n")
+
+
+@case(E, "one-file-of-another-name", 1, "(all 12 are missing; events/ holds predictions.txt, a name the phase does "
+      "not expect).")
+def predictions_txt(phase):
+    for name in os.listdir(phase.res):
+        phase.remove(name)
+    phase.write("predictions.txt", "002712.jpg 0.5\n")
+
+
 @case(E, "ids-without-extension", 1, "La_Tomatina.txt line 1 names the image 002712, which is not among",
       "did you mean 002712.jpg? Write each image id as the test set does, with its extension.")
 def ids_without_extension(phase):
@@ -494,7 +530,7 @@ def ids_without_extension(phase):
 
 
 @case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(the submission holds authentication/results.zip, a zip inside the zip: the platform unzips your upload "
+      "(all 3 are missing; the submission holds authentication/results.zip, a zip inside the zip: the platform unzips your upload "
       "once, so zip the result files themselves).")
 def zip_inside(phase):
     import zipfile
@@ -516,14 +552,14 @@ def _other_track(phase, other):
 
 
 @case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(the submission holds files of the events track (one <Category>.txt of confidences per category), "
+      "(all 3 are missing; the submission holds files of the events track (one <Category>.txt of confidences per category), "
       "such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
 def events_files_for_authentication(phase):
     _other_track(phase, "events")
 
 
 @case(E, "files-of-the-lines-track", 1, "The submission has no events/Ati_Atihan.txt;",
-      "(the submission holds files of the lines track (one image per page in manuscript folders), "
+      "(all 12 are missing; the submission holds files of the lines track (one image per page in manuscript folders), "
       "such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
 def lines_files_for_events(phase):
     _other_track(phase, "lines")

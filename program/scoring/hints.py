@@ -64,6 +64,10 @@ def misplaced(submission, rel):
         return ""
     if len(found_folders) < len(folders):
         return " (found %s: it belongs in the folder %s/, as %s)" % (found, "/".join(folders), expected)
+    if len(found_folders) == len(folders):  # a folder named otherwise
+        i = next(i for i, (mine, theirs) in enumerate(zip(found_folders, folders)) if names.loose(mine) !=
+                 names.loose(theirs))
+        return " (found %s: rename the folder %s/ to %s/)" % (found, found_folders[i], folders[i])
     if not folders:
         return " (found %s: put the files at the top level of the zip, not inside folders)" % found
     return " (found %s, inside extra folders: move it to %s)" % (found, expected)

@@ -80,7 +80,11 @@ def absent_file(submission, rel, what, unused_names=(), more=""):
     if guess is not None:
         return did_you_mean(submission, rel, guess, more)
     hint = hints.missing_file(submission, rel, submission.kind, unused_names)
-    return SubmissionError("The submission has no %s; expected %s%s%s." % (submission.name(rel), what, more, hint))
+    if more and hint:  # one parenthesis: ' (all 3 are missing; authentication/ holds ...)'
+        hint = " (%s; %s" % (more.strip()[1:-1], hint.strip()[1:])
+    else:
+        hint = more + hint
+    return SubmissionError("The submission has no %s; expected %s%s." % (submission.name(rel), what, hint))
 
 
 def absent_folder(submission, folder, expected_folders, what):
@@ -109,7 +113,9 @@ def find_files(submission, expected, what, folder=(), claimed=()):
             found[name] = present
     if absent:
         more = ""
-        if len(absent) > 1:
+        if len(absent) == len(expected) > 1:
+            more = " (all %d are missing)" % len(expected)
+        elif len(absent) > 1:
             more = " (%d of the %d expected files are missing, e.g. %s)" % (
                 len(absent), len(expected), names.shown_list(absent, 3))
         others = unused(submission, list(found.values()) + list(claimed), folder)
