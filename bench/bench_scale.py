@@ -138,8 +138,13 @@ def compare_phase(folder, submissions, seed=4):
             _write(os.path.join(res, name), text)
 
 
-def _size(n):
-    return max(1, int(round(n * SCALE)))
+#: The base size of each dimension (before BENCH_SCALE).
+BASES = {"subsets": 300, "images per subset": 2000, "manuscripts": 100, "pages": 100, "categories": 300,
+         "images per category": 60000, "files in submission": 5000, "submissions": 8}
+
+
+def _size(dimension):
+    return max(1, int(round(BASES[dimension] * SCALE)))
 
 
 def dimensions():
@@ -153,28 +158,35 @@ def dimensions():
         return [COMPARE, "--ref", os.path.join(folder, "phase", "ref"), "--out", out, "--resamples", "200"] + [
             os.path.join(folder, "submissions", run) for run in runs]
 
-    images = _size(1200)
+    images = _size("images per subset")
     return [
-        ("subsets", lambda f, x: authentication_phase(f, _size(300) * x, 10), evaluate),
+        ("subsets", lambda f, x: authentication_phase(f, _size("subsets") * x, 10), evaluate),
         ("images per subset", lambda f, x: authentication_phase(f, 1, int(round(images * math.sqrt(x))), npz=True),
          evaluate),
-        ("manuscripts", lambda f, x: lines_phase(f, _size(100) * x, 1), evaluate),
-        ("pages", lambda f, x: lines_phase(f, 1, _size(100) * x), evaluate),
-        ("categories", lambda f, x: events_phase(f, _size(300) * x, 10), evaluate),
-        ("images per category", lambda f, x: events_phase(f, 5, _size(60000) * x), evaluate),
-        ("files in submission", lambda f, x: events_phase(f, 10, 100, extra_files=_size(5000) * x), evaluate),
-        ("submissions (compare.py)", lambda f, x: compare_phase(f, max(2, _size(4)) * x), compare),
+        ("manuscripts", lambda f, x: lines_phase(f, _size("manuscripts") * x, 1), evaluate),
+        ("pages", lambda f, x: lines_phase(f, 1, _size("pages") * x), evaluate),
+        ("categories", lambda f, x: events_phase(f, _size("categories") * x, 10), evaluate),
+        ("images per category", lambda f, x: events_phase(f, 5, _size("images per category") * x), evaluate),
+        ("files in submission", lambda f, x: events_phase(f, 10, 100, extra_files=_size("files in submission") * x),
+         evaluate),
+        ("submissions (compare.py)", lambda f, x: compare_phase(f, max(2, _size("submissions")) * x), compare),
     ]
 
 
-def prepared(folder, write, factor):
-    marker = os.path.join(folder, "written-%g" % SCALE)
-    if not os.path.exists(marker):
-        if os.path.isdir(folder):
-            import shutil
-            shutil.rmtree(folder)
-        write(folder, factor)
-        open(marker, "w").close()
+def prepared(folder, label, write, factor):
+    """The phase of a dimension at a factor, written once for these sizes."""
+    spec = repr((label, SCALE, factor, BASES.get(label.split(" (")[0])))
+    marker = os.path.join(folder, "written")
+    if os.path.exists(marker):
+        with open(marker) as stream:
+            if stream.read() == spec:
+                return folder
+    if os.path.isdir(folder):
+        import shutil
+        shutil.rmtree(folder)
+    write(folder, factor)
+    with open(marker, "w") as stream:
+        stream.write(spec)
     return folder
 
 
@@ -186,11 +198,11 @@ def main(outdir):
         slug = label.split(" (")[0].replace(" ", "_")
         if only and slug.split("_")[0] not in only:
             continue
-        folders = [prepared(os.path.join(outdir, slug, "x%d" % factor), write, factor) for factor in (1, 10)]
+        folders = [prepared(os.path.join(outdir, slug, "x%d" % factor), label, write, factor) for factor in (1, 10)]
         best = [float("inf"), float("inf")]
         for _ in range(REPEAT):
             for i, folder in enumerate(folders):
-                elapsed, _, _ = run_once(command(folder, os.path.join(folder, "output")))
+                elapsed, _, _ = run_once(command(folder, os.path.join(folder, "output")), quiet=True)
                 best[i] = min(best[i], elapsed)
         ratio = best[1] / best[0]
         print("%-26s base %7.2f s, 10x the work %7.2f s: ratio %5.2f (goal <= %g: %s)"

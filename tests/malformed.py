@@ -142,7 +142,8 @@ A = "authentication"
 _generic(A, "Pizan_labels.csv")
 
 
-@case(A, "wrong-file-name", 1, "Pizan_labels.csv")
+@case(A, "wrong-file-name", 1, "The submission has no authentication/Pizan_labels.csv; did you mean "
+      "authentication/Pizan-labels.csv? Name each file exactly as the phase expects it.")
 def wrong_name(phase):
     os.rename(phase.path("Pizan_labels.csv"), phase.path("Pizan-labels.csv"))
 
@@ -480,29 +481,19 @@ def manuscript_folder_case(phase):
     os.rename(phase.path("Latin2"), phase.path("latin2"))
 
 
-@case(L, "manuscript-folder-misnamed", 1, "The submission has no folder lines/Latin2/; did you mean lines/Latin_2/? "
-      "Rename it Latin2/: expected one folder per manuscript")
-def manuscript_folder_misnamed(phase):
-    os.rename(phase.path("Latin2"), phase.path("Latin_2"))
+def renamed(track, name, old, new, *fragments):
+    """A case whose submission has its file or folder `old` renamed `new`."""
+    case(track, name, 1, *fragments)(lambda phase: os.rename(phase.path(old), phase.path(new)))
 
 
-@case(L, "manuscript-folder-renamed", 1, "The submission has no lines/Latin2/latin2_001.png; expected a folder "
-      "Latin2/ with one prediction per page of manuscript Latin2 (found lines/Manuscript/latin2_001.png: rename the "
-      "folder Manuscript/ to Latin2/).")
-def manuscript_folder_renamed(phase):
-    os.rename(phase.path("Latin2"), phase.path("Manuscript"))
-
-
-@case(L, "page-with-a-suffix", 1, "The submission has no lines/Latin2/latin2_001.png; did you mean "
-      "lines/Latin2/latin2_001_pred.png? Name each file exactly as the phase expects it.")
-def page_with_a_suffix(phase):
-    os.rename(phase.path(PAGE), phase.path("Latin2/latin2_001_pred.png"))
-
-
-@case(A, "subset-name-with-underscores", 1, "The submission has no authentication/Pizan_labels.csv; did you mean "
-      "authentication/Pizan-labels.csv? Name each file exactly as the phase expects it.")
-def subset_separator(phase):
-    os.rename(phase.path("Pizan_labels.csv"), phase.path("Pizan-labels.csv"))
+renamed(L, "manuscript-folder-misnamed", "Latin2", "Latin_2", "The submission has no folder lines/Latin2/; did you "
+        "mean lines/Latin_2/? Rename it Latin2/: expected one folder per manuscript")
+renamed(L, "manuscript-folder-renamed", "Latin2", "Manuscript", "The submission has no lines/Latin2/latin2_001.png; "
+        "expected a folder Latin2/ with one prediction per page of manuscript Latin2 (found "
+        "lines/Manuscript/latin2_001.png: rename the folder Manuscript/ to Latin2/).")
+renamed(L, "page-with-a-suffix", PAGE, "Latin2/latin2_001_pred.png", "The submission has no "
+        "lines/Latin2/latin2_001.png; did you mean lines/Latin2/latin2_001_pred.png? Name each file exactly as the "
+        "phase expects it.")
 
 
 @case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv; expected one "
