@@ -521,8 +521,8 @@ def ids_without_extension(phase):
 
 
 @case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(all 3 are missing; the submission holds authentication/results.zip, a zip inside the zip: the platform unzips your upload "
-      "once, so zip the result files themselves).")
+      "(all 3 are missing; the submission holds authentication/results.zip, a zip inside the zip: the platform "
+      "unzips your upload once, so zip the result files themselves).")
 def zip_inside(phase):
     import zipfile
 
@@ -543,8 +543,8 @@ def _other_track(phase, other):
 
 
 @case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(all 3 are missing; the submission holds files of the events track (one <Category>.txt of confidences per category), "
-      "such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
+      "(all 3 are missing; the submission holds files of the events track (one <Category>.txt of confidences per "
+      "category), such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
 def events_files_for_authentication(phase):
     _other_track(phase, "events")
 
