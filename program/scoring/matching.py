@@ -48,9 +48,13 @@ def _submission_for(track, index, all_tracks, log):
     if not own:
         expected = set(names.canonical(t.rel) for t in all_tracks)
         others = [name for key, name in sorted(root.folders.items()) if key not in expected]
+        hint = hints.near_folder(rel, others)
+        if not hint:  # what the top of the submission holds instead
+            found = [name + "/" for name in others] + sorted(entries[0].name for entries in root.files.values())
+            hint = " (the submission holds %s at its top)" % names.shown_list(found) if found else ""
         raise SubmissionError(
             "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
-            % (rel, ", ".join(t.rel + "/" for t in all_tracks), hints.near_folder(rel, others)))
+            % (rel, ", ".join(t.rel + "/" for t in all_tracks), hint))
     return Submission(index, (rel,) if rel else (), rel + "/" if rel else "")
 
 
