@@ -210,3 +210,22 @@ def test_the_kit_checker_reads_the_same_zips(phase, tmp_path):
     completed, last = run_checker(archive, items)
     assert completed.returncode == 0, completed.stderr
     assert "stored without the zip's UTF-8 flag" in completed.stderr
+
+
+def test_one_name_written_twice_is_refused(phase, tmp_path):
+    """Sévigné_labels.csv composed and decomposed, both in the zip: two files for one name."""
+    root, files = phase
+    files = dict(files)
+    name = "authentication/S\u00e9vign\u00e9_labels.csv"
+    files[unicodedata.normalize("NFD", name)] = files[name]
+    res = unzip(python_zip(files), str(tmp_path / "res"))
+    work = str(tmp_path / "run")
+    os.makedirs(work)
+    os.symlink(os.path.join(root, "ref"), os.path.join(work, "ref"))
+    os.rename(res, os.path.join(work, "res"))
+    run = run_scorer(work, os.path.join(work, "out"))
+    assert run.status == 1 and "Traceback" not in run.stderr
+    assert run.last_line == (
+        "Submission error: The submission holds 2 files named authentication/S\u00e9vign\u00e9_labels.csv, written "
+        "differently in the zip ('authentication/Se\\u0301vigne\\u0301_labels.csv', "
+        "'authentication/S\\xe9vign\\xe9_labels.csv'); keep one.")

@@ -259,7 +259,7 @@ class Submission(object):
         if len(entries) > 1:
             raise SubmissionError(
                 "The submission holds %d files named %s, written differently in the zip (%s); keep one."
-                % (len(entries), self.name(*(folder + (entries[0].name,))),
+                % (len(entries), self.name(*(folder + (name,))),
                    ", ".join(ascii(entry.disk) for entry in entries)))
         return entries[0].name
 
