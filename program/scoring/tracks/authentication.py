@@ -11,7 +11,6 @@ import os
 import numpy as np
 
 from .. import matching, names
-from ..names import first_repeat
 from .. import options as opt
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, Score, leaderboard
@@ -181,15 +180,15 @@ def read_retrieval(submission, subset, ks, options, log, unclaimed):
         return empty
     shown = submission.name(filename)
     if filename.endswith(".npz"):
-        names, distances = reader.read_distances_npz(submission.path(filename), shown)
+        listed, distances = reader.read_distances_npz(submission.path(filename), shown)
     else:
-        names, distances = reader.read_distances_csv(submission.path(filename), shown)
-    repeat = first_repeat(names)
+        listed, distances = reader.read_distances_csv(submission.path(filename), shown)
+    repeat = names.first_repeat(listed)
     if repeat is not None:
         raise SubmissionError("%s names %s twice (rows %d and %d); each image once."
-                              % (shown, names[repeat[1]], repeat[0] + 1, repeat[1] + 1))
-    order = reader.match_names(names, subset.filenames, shown, log)
-    if len(names) > n:
+                              % (shown, listed[repeat[1]], repeat[0] + 1, repeat[1] + 1))
+    order = reader.match_names(listed, subset.filenames, shown, log)
+    if len(listed) > n:
         distances = distances[np.ix_(order, order)]
         labels = subset.labels
     else:
@@ -198,7 +197,7 @@ def read_retrieval(submission, subset, ks, options, log, unclaimed):
     if not reader.is_symmetric(distances):
         log.warn("%s is not symmetric; each row ranks the images for its own query." % shown)
     hits, included = topk_hits(distances, labels, ks)
-    if len(names) == n:
+    if len(listed) == n:
         hits, included = hits[order], included[order]
     return {"hits": hits, "included": included, "accuracy": list(topk_accuracy(hits, included)),
             "source": filename}
