@@ -14,6 +14,8 @@ import os
 import shutil
 import sys
 
+from phases import sample_phase
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(os.path.dirname(HERE), "input")
 
@@ -48,9 +50,7 @@ class Case(object):
 
     def build(self, root):
         """A phase with this track alone in ref/<track>; returns its input directory."""
-        phase = os.path.join(str(root), self.id)
-        for side in ("ref", "res"):
-            shutil.copytree(os.path.join(SAMPLE, side, self.track), os.path.join(phase, side, self.track))
+        phase = str(sample_phase(os.path.join(str(root), self.id), self.track))
         self.mutate(Phase(phase, self.track))
         return phase
 
@@ -498,14 +498,14 @@ renamed(L, "page-with-a-suffix", PAGE, "Latin2/latin2_001_pred.png", "The submis
 
 @case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv; expected one "
       "<Subset>_labels.csv per subset (Pizan_labels.csv, Tasso_labels.csv, Yaqut_labels.csv) or one labels.csv (all "
-      "3 are missing; authentication/ holds predictions.csv, a name the phase does not expect).")
+      "3 are missing) (authentication/ holds predictions.csv, a name the phase does not expect).")
 def predictions_csv(phase):
     for name in os.listdir(phase.res):
         phase.remove(name)
     phase.write("predictions.csv", "filename,label\nPIZAN_000353.jpg,0\n")
 
 
-@case(E, "one-file-of-another-name", 1, "(all 12 are missing; events/ holds predictions.txt, a name the phase does "
+@case(E, "one-file-of-another-name", 1, "(all 12 are missing) (events/ holds predictions.txt, a name the phase does "
       "not expect).")
 def predictions_txt(phase):
     for name in os.listdir(phase.res):
@@ -521,7 +521,7 @@ def ids_without_extension(phase):
 
 
 @case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(all 3 are missing; the submission holds authentication/results.zip, a zip inside the zip: the platform "
+      "(all 3 are missing) (the submission holds authentication/results.zip, a zip inside the zip: the platform "
       "unzips your upload once, so zip the result files themselves).")
 def zip_inside(phase):
     import zipfile
@@ -543,15 +543,15 @@ def _other_track(phase, other):
 
 
 @case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(all 3 are missing; the submission holds files of the events track (one <Category>.txt of confidences per "
+      "(all 3 are missing) (the submission holds files of the events track (one <Category>.txt of confidences per "
       "category), such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
 def events_files_for_authentication(phase):
     _other_track(phase, "events")
 
 
 @case(E, "files-of-the-lines-track", 1, "The submission has no events/Ati_Atihan.txt;",
-      "(all 12 are missing; the submission holds files of the lines track (one image per page in manuscript folders), "
-      "such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
+      "(all 12 are missing) (the submission holds files of the lines track (one image per page in manuscript "
+      "folders), such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
 def lines_files_for_events(phase):
     _other_track(phase, "lines")
 

@@ -29,11 +29,17 @@ import platforms
 from scoring import layout
 from scoring.files import Submission, index_submission
 from scoring import platform as program_platform
+from scoring.columns import Column, Metric
 
 DEMO = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
 TRACKS = [name for name, _, _, _ in DEMO]
 SOURCE = make_bundle.complete_source(make_bundle.read_yaml(make_bundle.DEMO_SOURCE), make_bundle.DEMO_SOURCE,
-                                     [(name, kind) for name, kind, _, _ in DEMO])
+                                     [(name, kind, []) for name, kind, _, _ in DEMO])
+
+def columns_of(keys, lower_is_better=()):
+    """Leaderboard columns (columns.Column) of these keys, higher is better unless listed."""
+    return [Column(key, key, Metric(key, "", key in lower_is_better)) for key in keys]
+
 
 # apps/web/models.py, CompetitionDefBundle.unpack: the top level (html, phases and leaderboard
 # removed) is passed to Competition(**comp_base), each phase to CompetitionPhase.objects.
@@ -794,14 +800,17 @@ def test_withheld_final_reference_holds_no_ground_truth(withheld, track, tmp_pat
     assert task["reference_data"] == "%s_final_stand_in_reference.zip" % track
     assert "%s_final_reference.zip" % track not in files
     stand_in = read_zip(files[task["reference_data"]])
-    real_dir = os.path.join(folder, "final", track)
-    real = read_zip(platforms.zip_entries(platforms.tree_entries(real_dir)))
+    with open(os.path.join(dist, track, "codabench_final_reference_%s.zip" % track), "rb") as stream:
+        real_zip = stream.read()  # the organizer's final/<track>/, its track.yaml with the titles
+    real = read_zip(real_zip)
     for name, data in real.items():
         assert data not in stand_in.values(), name
     config = yaml.safe_load(stand_in["track.yaml"])
     assert config.pop("stand_in") is True
     assert config == yaml.safe_load(real["track.yaml"])
     assert set(stand_in) == set(real)  # the same names: a submission is read as on the real data
+    real_dir = str(tmp_path / "real")
+    extract(real_zip, real_dir)
     phase = make_bundle.Phase(track, config["track"], "final", perturbed_labels(real_dir, str(tmp_path / "p")),
                               None, [])
     assert make_bundle.stand_in_zip(phase) == files[task["reference_data"]]
@@ -932,7 +941,7 @@ def test_build_refuses_a_public_final_phase_unless_marked(tmp_path):
     os.makedirs(ref)
     with open(os.path.join(ref, "track.yaml"), "w") as stream:
         stream.write("track: lines\npublic_details: true\n")
-    phase = make_bundle.Phase("lines", "lines", "final", ref, ref, ["line_iu"])
+    phase = make_bundle.Phase("lines", "lines", "final", ref, ref, columns_of(["line_iu"]))
     source = {"phases": {"final": {}}}
     with pytest.raises(SystemExit) as refused:
         platforms.check_public_details(source, [phase])
@@ -953,7 +962,7 @@ def test_titles_fit_without_cutting_words():
     assert platforms.column_label(source, "lines", "fest2025_syriaque341_line_iu", 36) == \
         "fest2025 syriaque341 Line IU"
     for track in TRACKS:
-        for key in make_bundle.phase_keys(os.path.join(ROOT, "input", "ref", track)):
+        for key in [c.key for c in make_bundle.phase_columns(os.path.join(ROOT, "input", "ref", track))]:
             for limit in (platforms.CODABENCH_MAX_TITLE, platforms.CODALAB_MAX_LABEL):
                 title = platforms.column_label(SOURCE, track, key, limit)
                 assert len(title) <= limit
@@ -978,7 +987,8 @@ def test_track_competition_title_fits_codalab():
 
 
 def test_build_refuses_a_key_too_long_for_codabench():
-    phase = make_bundle.Phase("lines", "lines", "development", "", "", ["a_manuscript_with_a_long_name_line_iu"])
+    phase = make_bundle.Phase("lines", "lines", "development", "", "",
+                              columns_of(["a_manuscript_with_a_long_name_line_iu"]))
     with pytest.raises(SystemExit) as refused:
         platforms.check_keys([phase])
     assert "36" in str(refused.value) and "a_manuscript_with_a_long_name_line_iu" in str(refused.value)

@@ -2,16 +2,20 @@
 per phase and covers the other hints of scoring/hints.py)."""
 
 import os
-import shutil
 
 from conftest import assert_clean_failure, run_scorer
-from malformed import SAMPLE
+from phases import sample_phase
+
+
+def two_tracks(root):
+    """A phase of the sample's authentication and events tracks, one folder each."""
+    for track in ("authentication", "events"):
+        sample_phase(root, track)
+    return root
 
 
 def test_track_folder_with_another_case(tmp_path):
-    for side in ("ref", "res"):
-        for track in ("authentication", "events"):
-            shutil.copytree(os.path.join(SAMPLE, side, track), str(tmp_path / side / track))
+    two_tracks(tmp_path)
     os.rename(str(tmp_path / "res" / "events"), str(tmp_path / "res" / "Events"))
     run = run_scorer(tmp_path, tmp_path / "out")
     assert_clean_failure(run, 1)
@@ -21,8 +25,7 @@ def test_track_folder_with_another_case(tmp_path):
 
 
 def test_no_hint_when_nothing_points_to_a_fix(tmp_path):
-    for side in ("ref", "res"):
-        shutil.copytree(os.path.join(SAMPLE, side, "events"), str(tmp_path / side / "events"))
+    sample_phase(tmp_path, "events")
     os.remove(str(tmp_path / "res" / "events" / "Ati_Atihan.txt"))
     run = run_scorer(tmp_path, tmp_path / "out")
     assert_clean_failure(run, 1)
@@ -32,9 +35,7 @@ def test_no_hint_when_nothing_points_to_a_fix(tmp_path):
 
 
 def test_a_track_folder_missing_says_what_the_top_holds(tmp_path):
-    for side in ("ref", "res"):
-        for track in ("authentication", "events"):
-            shutil.copytree(os.path.join(SAMPLE, side, track), str(tmp_path / side / track))
+    two_tracks(tmp_path)
     events = tmp_path / "res" / "events"
     for name in os.listdir(str(events)):  # the events files at the top of the zip
         os.rename(str(events / name), str(tmp_path / "res" / name))
@@ -48,9 +49,7 @@ def test_a_track_folder_missing_says_what_the_top_holds(tmp_path):
 
 
 def test_a_track_folder_named_almost_so(tmp_path):
-    for side in ("ref", "res"):
-        for track in ("authentication", "events"):
-            shutil.copytree(os.path.join(SAMPLE, side, track), str(tmp_path / side / track))
+    two_tracks(tmp_path)
     os.rename(str(tmp_path / "res" / "events"), str(tmp_path / "res" / "event"))
     run = run_scorer(tmp_path, tmp_path / "out")
     assert_clean_failure(run, 1)

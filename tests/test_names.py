@@ -83,13 +83,6 @@ def test_colliding_names_are_refused_naming_both():
         "Victor Hugo": "victor_hugo", "S\u00e9vign\u00e9": "sevigne"}
 
 
-def test_a_key_says_where_it_comes_from():
-    key = names.Key("sevigne_accuracy", "S\u00e9vign\u00e9", "subset")
-    assert key == "sevigne_accuracy" and "x_" + key == "x_sevigne_accuracy"
-    assert key.source() == "the subset S\u00e9vign\u00e9"
-    assert names.Key("uar").source() == "the track's own score uar"
-
-
 # ---------------------------------------------------------------- zip tools
 
 

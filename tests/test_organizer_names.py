@@ -7,7 +7,6 @@ and the organizer's own errors name the organizer's own paths."""
 
 import io
 import os
-import subprocess
 import sys
 import unicodedata
 import zipfile
@@ -15,6 +14,7 @@ import zipfile
 import numpy as np
 import pytest
 from conftest import ROOT, run_scorer
+from phases import build_bundle
 from PIL import Image
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -84,9 +84,7 @@ def built(tmp_path_factory):
     root = str(tmp_path_factory.mktemp("organizer_names"))
     folder = competition(os.path.join(root, "competition"))
     dist = os.path.join(root, "dist")
-    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"), "--competition",
-                                folder, "--out", dist], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               universal_newlines=True, timeout=600)
+    completed = build_bundle(folder, dist)
     assert completed.returncode == 0, completed.stderr
     return root, dist
 

@@ -26,6 +26,7 @@ import zipfile
 import pytest
 from conftest import run_checker, run_scorer
 from malformed import SAMPLE
+from phases import unzipped
 
 RENAMED = {
     ("authentication", "Tasso"): "Victor Hugo",
@@ -78,14 +79,6 @@ def score(tmp_path, phase_root, res):
     assert run.status == 0, run.stderr
     with open(os.path.join(work, "out", "scores.txt"), "rb") as stream:
         return stream.read(), run.stderr
-
-
-def unzip(data, folder):
-    """Unpack as the platforms' workers do: Python's zipfile, extractall."""
-    os.makedirs(folder)
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        archive.extractall(folder)
-    return folder
 
 
 def python_zip(files):
@@ -164,7 +157,7 @@ def test_every_zip_tool_scores_identically(phase, plain, tmp_path, tool):
     root, files = phase
     make = {"python": python_zip, "no utf-8 flag": zip_without_utf8_flag, "finder": finder_zip,
             "backslashes": backslash_zip}[tool]
-    res = unzip(make(files), str(tmp_path / "res"))
+    res = unzipped(make(files), str(tmp_path / "res"))
     if tool == "no utf-8 flag":  # what the worker's disk then holds: S├⌐vign├⌐_labels.csv
         assert "S\u251c\u2310vign\u251c\u2310_labels.csv" in os.listdir(os.path.join(res, "authentication"))
     if tool == "backslashes":
@@ -191,7 +184,7 @@ def test_info_zip_scores_identically(phase, plain, tmp_path):
                    env=environment)
     with open(archive, "rb") as stream:
         data = stream.read()
-    res = unzip(data, str(tmp_path / "res"))
+    res = unzipped(data, str(tmp_path / "res"))
     scores, _ = score(tmp_path, root, res)
     assert scores == plain
 
@@ -218,7 +211,7 @@ def test_one_name_written_twice_is_refused(phase, tmp_path):
     files = dict(files)
     name = "authentication/S\u00e9vign\u00e9_labels.csv"
     files[unicodedata.normalize("NFD", name)] = files[name]
-    res = unzip(python_zip(files), str(tmp_path / "res"))
+    res = unzipped(python_zip(files), str(tmp_path / "res"))
     work = str(tmp_path / "run")
     os.makedirs(work)
     os.symlink(os.path.join(root, "ref"), os.path.join(work, "ref"))

@@ -14,6 +14,8 @@ DIR, the organizer's competition folder, holds:
   source.yaml                optional: title, description, dates, phases, pages, each
                              track's title and column labels, codabench_final_reference;
                              every field has a default
+  kinds/<kind>.py            optional: the competition's own track kinds (docs/maintainers.md,
+                             "Adding a kind"), carried in the scoring program and the kits
 
 By default every track is its own competition, in DIST/<track dir>/: competition.zip
 (Codalab v1.5), codabench_competition.zip (Codabench), and beside them the zips they
@@ -21,8 +23,9 @@ hold and the starting kits. With codabench_final_reference: withheld, the Codabe
 final phase holds a stand-in reference (names and sizes, no ground truth) and the real one
 is DIST/<track dir>/codabench_final_reference_<track dir>.zip, to attach after the deadline.
 With --together, all tracks form one competition in DIST/.
-The organizer's files go into the reference zips byte for byte; nothing else is read
-(the demo competition alone generates its final phase, in a temporary folder).
+The organizer's files go into the reference zips byte for byte, each track.yaml with the
+competition's and the track's titles added (what the scoring program shows); nothing else
+is read (the demo competition alone generates its final phase, in a temporary folder).
 """
 
 import argparse
@@ -41,29 +44,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+import manual as kit_manual  # noqa: E402
 import pages as page_texts  # noqa: E402
 from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, STAGES, BundleError,  # noqa: E402
                        as_datetime, codabench_competition, codabench_refusal, codabench_warnings,
                        codalab_competition, column_label, competition_files, dump_yaml, final_reference_withheld,
                        leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
+from scoring import tracks as kinds  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
-from scoring.names import Key  # noqa: E402
 from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
-from scoring.tracks import TRACKS  # noqa: E402
+from scoring.tracks import TRACKS, require  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
 COMMITTED_YAML = os.path.join(ROOT, "competition")  # <platform>/<track>.yaml: the demo's competitions
 FINAL_SEED = 4051  # the demo's final phase: its sample generator under another seed
-PARTICIPANT_DOCS = os.path.join(ROOT, "docs", "participants")
-
-# Column labels of well-known keys, per track kind (the source's tracks.<dir>.labels add to them).
-KIND_LABELS = {
-    "authentication": {"uar": "UAR (mean accuracy)", "balanced_accuracy": "Balanced accuracy"},
-    "lines": {"line_iu": "Line IU", "pixel_iu": "Pixel IU", "dr": "Detection rate",
-              "ra": "Recognition accuracy", "fm": "F-measure"},
-    "events": {"map": "mAP"},
-}
+REQUIREMENTS = os.path.join(ROOT, "requirements.txt")  # the kit's: the runtime packages, Python 3.7 to 3.13
 
 DEFAULTS = {
     "docker_image": "codalab/codalab-legacy:py312",
@@ -82,7 +78,6 @@ DEFAULTS = {
     },
     "execution_time_limit": 1800,
     "codabench_final_reference": "included",  # or withheld (platforms.FINAL_REFERENCE_CHOICES)
-    "ascending": [],
     "numeric_format": 4,
 }
 SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
@@ -93,15 +88,19 @@ class BuildError(Exception):
 
 
 class Phase(object):
-    """One phase of one track: where its reference data and its sample submission are."""
+    """One phase of one track: where its reference data and its sample submission are, and
+    its leaderboard's columns."""
 
-    def __init__(self, name, kind, stage, ref_dir, res_dir, keys, note=""):
+    def __init__(self, name, kind, stage, ref_dir, res_dir, columns, note="", source_dir=None):
         self.name = name  # the track's directory name in the organizer's folder
         self.kind = kind  # the track kind of its track.yaml
         self.stage = stage  # 'development' | 'final'
-        self.ref_dir = ref_dir
+        self.ref_dir = ref_dir  # the reference data as bundled (titles in its track.yaml)
+        self.source_dir = source_dir or ref_dir  # the organizer's folder of it
         self.res_dir = res_dir
-        self.keys = [str(key) for key in keys]
+        self.columns = columns  # columns.Column of each key, primary first
+        self.keys = [column.key for column in columns]
+        self.lower_is_better = frozenset(column.key for column in columns if column.lower_is_better)
         self.note = note
 
     @property
@@ -156,9 +155,13 @@ def default_dates(today=None):
 
 def complete_source(raw, path, tracks):
     """The source with every field present: the organizer's values, else defaults derived
-    from the data. tracks is [(dir, kind)]."""
+    from the data. tracks is [(dir, kind, [the mapping of each of its track.yaml files])]:
+    a title or competition given there is the default of the source's."""
     if not isinstance(raw, dict):
         raise BuildError("%s must be a mapping (title: ..., dates: ...)." % path)
+    if "ascending" in raw:
+        raise BuildError("%s lists ascending, which is no longer read: the order of every key comes from its "
+                         "track's kind, which declares whether lower is better (an error rate); remove it." % path)
     unknown = sorted(set(raw) - set(SOURCE_FIELDS))
     if unknown:
         raise BuildError("%s has the unknown field %r; the fields are %s."
@@ -174,20 +177,22 @@ def complete_source(raw, path, tracks):
         else:
             source[name] = copy.deepcopy(value)
     given = raw.get("tracks") or {}
-    unknown = sorted(set(given) - set(d for d, _ in tracks))
+    unknown = sorted(set(given) - set(d for d, _, _ in tracks))
     if unknown:
         raise BuildError("%s names the track %r under tracks, which is not a folder of development/ (%s)."
-                         % (path, unknown[0], ", ".join(d for d, _ in tracks)))
+                         % (path, unknown[0], ", ".join(d for d, _, _ in tracks)))
     source["tracks"] = {}
-    for directory, kind in tracks:
+    for directory, kind, configs in tracks:
         mine = given.get(directory) or {}
-        labels = dict(KIND_LABELS[kind])
-        labels.update(mine.get("labels") or {})
-        source["tracks"][directory] = {"title": mine.get("title") or directory, "labels": labels,
-                                       "description": mine.get("description") or page_texts.TASKS[kind]}
-    titles = [source["tracks"][d]["title"] for d, _ in tracks]
-    source.setdefault("title", ", ".join(titles))
-    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
+        written = [str(c["title"]) for c in configs if c.get("title") is not None]
+        source["tracks"][directory] = {"title": str(mine.get("title") or (written + [directory])[0]),
+                                       "labels": dict(mine.get("labels") or {}),
+                                       "description": mine.get("description") or page_texts.task(kind)}
+    titles = [source["tracks"][d]["title"] for d, _, _ in tracks]
+    written = [str(c["competition"]) for _, _, configs in tracks for c in configs if c.get("competition") is not None]
+    source.setdefault("title", (written + [", ".join(titles)])[0])
+    source["title"] = str(source["title"])
+    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _, _ in tracks))
     dates = default_dates()
     given_dates = raw.get("dates") or {}
     if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
@@ -240,27 +245,36 @@ def shown_root(stage, directory):
     return "%s/%s" % (stage, directory)
 
 
-def phase_keys(ref_dir, shown="ref"):
-    """The scores.txt keys of a phase whose reference data are ref_dir (a root track named
-    shown in sentences), every key distinct: names.Key where a name gave the key."""
+def phase_columns(ref_dir, shown="ref"):
+    """The columns (scores.txt keys, primary first) of a phase whose reference data are
+    ref_dir (named shown in sentences), as its tracks' kinds declare them, every key
+    distinct."""
     prepared = phase_tracks(ref_dir, shown)
     refuse_key_collisions(prepared)
-    return [prefix + key if prefix else key for track, module, options, prefix in prepared
-            for key in module.keys(track, options)]
+    found = []
+    for track, _, options, prefix in prepared:
+        columns = require(track.kind, "columns", "the leaderboard")(track, options)
+        found += [column.prefixed(prefix, track.rel) if prefix else column for column in columns]
+    return found
+
+
+def phase_keys(ref_dir, shown="ref"):
+    """The scores.txt keys of a phase whose reference data are ref_dir, primary first."""
+    return [column.key for column in phase_columns(ref_dir, shown)]
 
 
 def changed_keys(directory, development, final):
-    """The sentence for a final phase whose keys are not its development phase's: the
+    """The sentence for a final phase whose columns are not its development phase's: the
     subsets or manuscripts one phase has and the other lacks, by their names."""
-    def names_of(keys, others):
-        """'the subset A' or 'the subsets A, B' of the named keys not among others."""
-        left = set(others)
+    def names_of(columns, others):
+        """'the subset A' or 'the subsets A, B' of the named columns whose keys are not among others."""
+        left = set(column.key for column in others)
         found = {}
-        for key in keys:
-            if key not in left and isinstance(key, Key) and key.name is not None:
-                found.setdefault(key.what, [])
-                if key.name not in found[key.what]:
-                    found[key.what].append(key.name)
+        for column in columns:
+            if column.key not in left and column.stratum is not None:
+                listed = found.setdefault(column.what or "stratum", [])
+                if column.stratum not in listed:
+                    listed.append(column.stratum)
         return " and ".join("the %s%s %s" % (what, "s" if len(listed) > 1 else "", ", ".join(listed))
                             for what, listed in sorted(found.items()))
 
@@ -271,14 +285,78 @@ def changed_keys(directory, development, final):
             ["%s has %s, which %s lacks" % (final_dir, added, development_dir)] if added else [])
         return ("The two phases of track %s differ: %s; one leaderboard needs the same columns in both: give both "
                 "phases the same subsets, manuscripts and options." % (directory, "; ".join(parts)))
+    development, final = [c.key for c in development], [c.key for c in final]
     only = [k for k in development if k not in final] or [k for k in final if k not in development]
     return ("The final phase of track %s writes other keys than its development phase (e.g. %s); one leaderboard "
             "needs the same columns in both: give both phases the same options in track.yaml."
             % (directory, only[0] if only else "their order"))
 
 
+def check_kinds(folder):
+    """The competition's own kinds (kinds/<name>.py): none may take a built-in kind's name."""
+    for name in sorted(os.listdir(folder)):
+        stem, extension = os.path.splitext(name)
+        if extension != ".py":
+            continue
+        if not kinds.NAME.match(stem):
+            raise BuildError("%s: a kind's name is lower-case letters, digits and '_' (what track: says in "
+                             "track.yaml); rename it." % os.path.join(folder, name))
+        if stem in TRACKS.built_in:
+            raise BuildError("%s has the name of a built-in kind; rename it (and the track: of its track.yaml "
+                             "files)." % os.path.join(folder, name))
+
+
+def kind_files(competition):
+    """(name in a zip, bytes) of the competition's own kinds: kinds/<name>.py."""
+    folder = os.path.join(competition, "kinds") if competition else None
+    if not folder or not os.path.isdir(folder):
+        return []
+    return [("kinds/" + name, data) for name, data in tree_entries(folder)
+            if name.endswith(".py") and "/" not in name]
+
+
+TITLE_FIELDS = ("competition", "title")
+
+
+def bundled_reference(source_dir, target, titles):
+    """A copy of a phase's reference data (hard links where the system allows) whose
+    track.yaml says the competition's and the track's titles (titles: {field: value}),
+    added after the organizer's own lines, which stay as they are."""
+    def link_or_copy(source, destination):
+        try:
+            os.link(source, destination)
+        except OSError:
+            shutil.copy2(source, destination)
+
+    shutil.copytree(source_dir, target, copy_function=link_or_copy)
+    path = os.path.join(target, "track.yaml")
+    with open(path, "rb") as stream:
+        text = stream.read().decode("utf-8")
+    config = yaml.safe_load(text) or {}
+    added = dict((field, value) for field, value in titles.items() if config.get(field) != value)
+    os.remove(path)  # a link to the organizer's file: never written through
+    if added:
+        text = text + ("" if text.endswith("\n") or not text else "\n") + \
+            "# The titles the scoring program shows (tools/make_bundle.py, from source.yaml):\n" + \
+            yaml.safe_dump(added, allow_unicode=True, default_flow_style=False, sort_keys=True, width=1000)
+    with open(path, "wb") as stream:
+        stream.write(text.encode("utf-8"))
+
+
+def check_titles(source, directory, stage, config):
+    """A title written in the organizer's track.yaml is the one the build gives the track."""
+    resolved = {"title": source["tracks"][directory]["title"], "competition": source["title"]}
+    for field in TITLE_FIELDS:
+        if config.get(field) is not None and str(config[field]) != resolved[field]:
+            raise BuildError("%s/%s/track.yaml says %s: %s but the build gives the %s the title %s (source.yaml); "
+                             "keep one: remove it from track.yaml or give the same in source.yaml."
+                             % (stage, directory, field, config[field], "track" if field == "title" else
+                                "competition", resolved[field]))
+
+
 def stage_tracks(competition, stage):
-    """{dir: kind} of the track folders of competition/<stage>/ (those with a track.yaml)."""
+    """{dir: track (layout.TrackDir)} of the track folders of competition/<stage>/ (those
+    with a track.yaml)."""
     folder = os.path.join(competition, stage)
     if not os.path.isdir(folder):
         raise BuildError("%s does not exist; a competition folder holds development/<track dir>/ and "
@@ -287,26 +365,32 @@ def stage_tracks(competition, stage):
     for name in layout.visible_entries(folder):
         path = os.path.join(folder, name)
         if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
-            found[name] = layout.find_tracks(path, TRACKS, shown_root(stage, name))[0].kind
+            found[name] = layout.find_tracks(path, TRACKS, shown_root(stage, name))[0]
     return found
 
 
 def load_competition(competition, work):
     """(source, phases): the organizer's folder read, sample submissions found or written
     into work. Raises BuildError or the scoring program's ReferenceDataError."""
+    kinds_folder = os.path.join(competition, "kinds")
+    if os.path.isdir(kinds_folder):
+        check_kinds(kinds_folder)
+        kinds.add_folder(kinds_folder)
     development = stage_tracks(competition, "development")
     if not development:
         raise BuildError("%s/development/ holds no track folder with a track.yaml (e.g. "
-                         "development/mytrack/track.yaml saying 'track: lines')." % competition)
+                         "development/mytrack/track.yaml saying 'track: <kind>', the kind one of %s)."
+                         % (competition, ", ".join(TRACKS)))
     final = stage_tracks(competition, "final")
-    for directory, kind in sorted(development.items()):
+    for directory, track in sorted(development.items()):
+        kind = track.kind
         if directory not in final:
             raise BuildError("%s has no final-phase data for track %s: put its reference data in %s (same layout "
                              "as development/%s/); the development data are never reused for the final phase."
                              % (competition, directory, os.path.join(competition, "final", directory), directory))
-        if final[directory] != kind:
+        if final[directory].kind != kind:
             raise BuildError("final/%s/track.yaml says track: %s but development/%s/track.yaml says %s; a track "
-                             "keeps its kind in both phases." % (directory, final[directory], directory, kind))
+                             "keeps its kind in both phases." % (directory, final[directory].kind, directory, kind))
     extra = sorted(set(final) - set(development))
     if extra:
         raise BuildError("%s/final/%s/ has no development phase: add development/%s/ or remove it."
@@ -314,24 +398,32 @@ def load_competition(competition, work):
     source_path = os.path.join(competition, "source.yaml")
     raw = read_yaml(source_path) if os.path.exists(source_path) else {}
     order = sorted(development)
-    source = complete_source(raw, source_path, [(d, development[d]) for d in order])
+    source = complete_source(raw, source_path, [(d, development[d].kind, [development[d].config, final[d].config])
+                                                for d in order])
     phases = []
     for directory in order:
         stage_phases = []
         for stage in STAGES:
-            ref_dir = os.path.join(competition, stage, directory)
+            check_titles(source, directory, stage, (development if stage == "development" else final)[directory].config)
+            source_dir = os.path.join(competition, stage, directory)
+            ref_dir = os.path.join(work, "reference", stage, directory)
+            bundled_reference(source_dir, ref_dir, {"title": source["tracks"][directory]["title"],
+                                                    "competition": source["title"]})
             res_dir = os.path.join(competition, "starting_kit", directory)
             note = "the organizer's sample submission"
             if stage != "development" or not os.path.isdir(res_dir):
                 res_dir = os.path.join(work, "samples", stage, directory)
                 public.dummy_submission(public.public_items(ref_dir, shown_root(stage, directory)), res_dir)
                 note = "a dummy submission written from the public test items"
-            keys = phase_keys(ref_dir, shown_root(stage, directory))
-            stage_phases.append((Phase(directory, development[directory], stage, ref_dir, res_dir, keys, note), keys))
-        (dev, dev_keys), (fin, fin_keys) = stage_phases
+            stage_phases.append(Phase(directory, development[directory].kind, stage, ref_dir, res_dir,
+                                      phase_columns(ref_dir, shown_root(stage, directory)), note, source_dir))
+        dev, fin = stage_phases
         if dev.keys != fin.keys:
-            raise BuildError(changed_keys(directory, dev_keys, fin_keys))
-        phases.extend([dev, fin])
+            raise BuildError(changed_keys(directory, dev.columns, fin.columns))
+        labels = dict((column.name, column.metric.title) for column in dev.columns)
+        labels.update(source["tracks"][directory]["labels"])  # the organizer's own titles first
+        source["tracks"][directory]["labels"] = labels
+        phases.extend(stage_phases)
     return source, phases
 
 
@@ -350,7 +442,7 @@ def demo_competition(input_dir, work):
             shutil.copytree(res, os.path.join(folder, "starting_kit", name))
         # public_details=False: a final phase never draws its hidden ground truth (platforms.check_public_details)
         generators[track.kind].make(os.path.join(folder, "final", name), os.path.join(work, "demo-final-res", name),
-                                    seed=FINAL_SEED, **({"public_details": False} if track.kind == "lines" else {}))
+                                    seed=FINAL_SEED, public_details=False)
     shutil.copy(DEMO_SOURCE, os.path.join(folder, "source.yaml"))
     return folder
 
@@ -375,7 +467,7 @@ def columns_table(source, phases):
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
             % (key, page_texts.esc(column_label(source, phase.name, key)),
-               "lower is better" if sorting(source, key) == "asc" else "higher is better")
+               "lower is better" if sorting(phase, key) == "asc" else "higher is better")
             for key in phase.keys
         )
         tables.append("<h4>%s</h4>\n<table>\n<tr><th>key</th><th>column</th><th>order</th></tr>\n%s</table>\n"
@@ -413,49 +505,40 @@ def logo_png(title):
     return buffer.getvalue()
 
 
-def scoring_program_zip():
-    """metadata and evaluate.py at the root, the scoring package beside them."""
+def scoring_program_zip(competition=None):
+    """metadata and evaluate.py at the root, the scoring package beside them, and the
+    competition's own kinds in kinds/ (tracks.KINDS_FOLDER)."""
     with open(os.path.join(ROOT, "metadata"), "rb") as stream:
         entries = [("metadata", stream.read())]
-    return zip_entries(entries + tree_entries(os.path.join(ROOT, "program")))
+    return zip_entries(entries + tree_entries(os.path.join(ROOT, "program")) + kind_files(competition))
 
 
-KIT_README = """# Starting kit: {title} ({stage} phase)
-
-- `sample_submission/`: a submission that the scoring program accepts. Replace its files
-  by yours, keep the names and the layout, and zip the files themselves (not the folder).
-- `evaluation.html`: this competition's submission format (with a tiny example), metrics,
-  what you see and the leaderboard columns.
-- `MANUAL.md`: the track's full manual: formats, metrics, keys and every error sentence.
-- `check_submission.py`: checks a submission on your machine before you upload it, with
-  the scoring program's own code (`scoring/`) and the phase's public list of test items
-  (`public_items.json`: names and sizes, no ground truth). It prints the sentence the
-  scoring program would print and exits with its status (0 valid, 1 invalid):
-
-      python3 -m pip install numpy scipy Pillow PyYAML
-      python3 check_submission.py sample_submission
-      python3 check_submission.py my_submission.zip
-
-The phase holds {count}.
-"""
-
-
-def starting_kit_zip(source, phase):
-    """The starting kit of a phase: sample submission, format description, checker."""
+def starting_kit_zip(source, phase, competition=None):
+    """The starting kit of a phase: the participant manual, the evaluation page, a sample
+    submission, the checker with the scoring program and its requirements."""
     items = public.public_items(phase.ref_dir, phase.shown)
     track = items["tracks"][0]
-    readme = KIT_README.format(title=source["tracks"][phase.name]["title"], stage=phase.stage,
-                               count=page_texts.count_items(track["kind"], track["items"]))
-    entries = [("README.md", readme.encode("utf-8")), ("public_items.json", public.dumps(items).encode("utf-8"))]
     settings = source["tracks"][phase.name]
+    count = page_texts.count_items(track)
+    options = page_texts.track_options(track)
+    entries = [
+        ("README.md", kit_manual.readme(source, settings["title"], phase.stage, count)),
+        ("MANUAL.md", kit_manual.manual(source, settings["title"], settings["description"], phase.stage, track,
+                                        options, phase.columns)),
+        ("public_items.json", public.dumps(items)),
+    ]
     evaluation = page_texts.generate(source, [(settings["title"], settings["description"], track)],
-                                     columns_table(source, [phase]))["evaluation"]
-    entries.append(("evaluation.html", evaluation.encode("utf-8")))
-    with open(os.path.join(PARTICIPANT_DOCS, track["kind"] + ".md"), "rb") as stream:
-        entries.append(("MANUAL.md", stream.read()))
-    with open(os.path.join(ROOT, "program", "check_submission.py"), "rb") as stream:
-        entries.append(("check_submission.py", stream.read()))
+                                     columns_table(source, [phase]), footer=False)["evaluation"]
+    heading = "<h1>%s</h1>\n<p>%s, %s phase.</p>\n" % (
+        page_texts.esc(settings["title"]), page_texts.esc(source["title"]), phase.stage)
+    entries.append(("evaluation.html", page_texts.document("%s: evaluation" % settings["title"], heading + evaluation)))
+    entries = [(name, text.encode("utf-8")) for name, text in entries]
+    for name, path in (("check_submission.py", os.path.join(ROOT, "program", "check_submission.py")),
+                       ("requirements.txt", REQUIREMENTS)):
+        with open(path, "rb") as stream:
+            entries.append((name, stream.read()))
     entries += tree_entries(os.path.join(ROOT, "program", "scoring"), "scoring/")
+    entries += kind_files(competition)
     entries += tree_entries(phase.res_dir, "sample_submission/")
     return zip_entries(sorted(entries))
 
@@ -480,7 +563,7 @@ def write(path, data):
 # ---------------------------------------------------------------------------- the build
 
 
-def write_competition(dist, source, phases, program):
+def write_competition(dist, source, phases, program, competition=None):
     """One competition (its tracks' phases) into dist: both platforms' zips, the zips they
     hold, and each phase's starting kit. Several tracks make no Codabench competition
     (platforms.codabench_refusal says why); then only competition.zip is written."""
@@ -496,7 +579,7 @@ def write_competition(dist, source, phases, program):
     write(os.path.join(dist, "scoring_program.zip"), program)
     kits = {}
     for phase in phases:
-        kits[phase.kit_zip] = starting_kit_zip(source, phase)
+        kits[phase.kit_zip] = starting_kit_zip(source, phase, competition)
         write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
         write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
         write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
@@ -525,15 +608,16 @@ def build(dist, competition=None, together=False):
     try:
         folder = competition or demo_competition(os.path.join(ROOT, "input"), work)
         source, phases = load_competition(folder, work)
-        program = scoring_program_zip()
+        program = scoring_program_zip(competition)
         competitions = []
         if together:
-            write_competition(dist, source, phases, program)
+            write_competition(dist, source, phases, program, competition)
             competitions.append(("", phases))
         else:
             for track in tracks_of(phases):
                 mine = [p for p in phases if p.name == track.name]
-                write_competition(os.path.join(dist, track.name), track_source(source, track.name), mine, program)
+                write_competition(os.path.join(dist, track.name), track_source(source, track.name), mine, program,
+                                  competition)
                 competitions.append((track.name, mine))
         manifest = {
             "competitions": [
@@ -543,7 +627,7 @@ def build(dist, competition=None, together=False):
                  "codabench_final_reference": [p.codabench_final_zip for p in mine if p.stage == "final"
                                                and final_reference_withheld(source) and not codabench_refusal(mine)],
                  "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
-                             "reference_data": os.path.relpath(p.ref_dir, folder) if competition else p.ref_dir,
+                             "reference_data": os.path.relpath(p.source_dir, folder) if competition else p.ref_dir,
                              "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
                              "keys": p.keys} for p in mine]}
                 for folder_name, mine in competitions

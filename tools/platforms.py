@@ -128,8 +128,9 @@ def leaderboard_title(source, track_name):
     return track_settings(source, track_name).get("title") or track_name
 
 
-def sorting(source, key):
-    return "asc" if key in (source.get("ascending") or []) else "desc"
+def sorting(phase, key):
+    """A column's order, from its kind's declared direction (phase.lower_is_better)."""
+    return "asc" if key in phase.lower_is_better else "desc"
 
 
 def check_keys(phases):
@@ -265,7 +266,7 @@ def codalab_columns(source, phase, leaderboard):
             "leaderboard": leaderboard,
             "label": column_label(source, phase.name, key, CODALAB_MAX_LABEL),
             "rank": index,
-            "sort": sorting(source, key),
+            "sort": sorting(phase, key),
             "numeric_format": source["numeric_format"],
         }
     return columns
@@ -466,7 +467,7 @@ def codabench_competition(source, phases):
         "title": column_label(source, track_name, key, CODABENCH_MAX_TITLE),
         "key": key,
         "index": index,
-        "sorting": sorting(source, key),
+        "sorting": sorting(development, key),
         "precision": source["numeric_format"],
         "hidden": False,
     } for index, key in enumerate(development.keys)]

@@ -9,18 +9,13 @@ names.py does. Each returns a short clause to append to the sentence, or "".
 - a zip inside the zip (the platforms unzip once);
 - files that belong to another track;
 - what the folder holds instead (a bounded list), when nothing else applies;
-- a folder named almost as expected;
+- a folder named almost as expected, or what the top of the submission holds;
 - an event id without its extension.
 """
 
 import os
 
 from . import names
-
-IMAGE_EXTENSIONS = (".png", ".tif", ".tiff", ".bmp", ".jpg", ".jpeg")
-TRACK_WORDS = {"authentication": "the authentication track (labels and distances per subset)",
-               "lines": "the lines track (one image per page in manuscript folders)",
-               "events": "the events track (one <Category>.txt of confidences per category)"}
 
 
 def _files(root):
@@ -59,8 +54,10 @@ def misplaced(submission, rel):
                   if names.canonical(mine) != names.canonical(theirs)]
         if differ:
             mine, theirs = found_folders[differ[0]], folders[differ[0]]
-            why = ": folder names are case-sensitive" if mine.lower() == theirs.lower() else ""
-            return " (found %s%s, rename the folder %s/ to %s/)" % (found, why, mine, theirs)
+            if mine.lower() == theirs.lower():
+                return " (found %s: folder names are case-sensitive, rename the folder %s/ to %s/)" % (found, mine,
+                                                                                                    theirs)
+            return " (found %s: rename the folder %s/ to %s/)" % (found, mine, theirs)
         return ""
     if len(found_folders) < len(folders):
         return " (found %s: it belongs in the folder %s/, as %s)" % (found, "/".join(folders), expected)
@@ -83,6 +80,11 @@ def near_folder(expected, available):
     return " (found %s/: rename it %s/)" % (guess, expected)
 
 
+def top_holds(found):
+    """' (the submission holds a, b at its top)' for a missing track folder."""
+    return " (the submission holds %s at its top)" % names.shown_list(found) if found else ""
+
+
 def inner_zip(submission):
     """A zip inside the submission: the platforms unzip the upload once, not what it holds."""
     zips = [path for path in submission.index.paths() if path.lower().endswith(".zip")]
@@ -92,47 +94,31 @@ def inner_zip(submission):
             "result files themselves)" % zips[0])
 
 
-def _looks_like_events(path):
-    if os.path.islink(path) or not os.path.isfile(path):  # never open a link, a FIFO or a device
-        return False
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(256).decode("utf-8", "replace").lstrip("\ufeff").strip().splitlines()
-    except OSError:
-        return False
-    fields = head[0].split() if head else []
-    if len(fields) != 2:
-        return False
-    try:
-        float(fields[1])
-    except ValueError:
-        return False
-    return True
-
-
 def kinds_of_files(root):
-    """{track kind: an example file} for the files of the submission that look like one."""
+    """{track kind: an example file} for the files of the submission that look like one
+    (each kind's looks_like)."""
+    from .tracks import TRACKS
+
+    kinds = [(name, getattr(TRACKS[name], "looks_like", None)) for name in TRACKS]
     found = {}
     for path in _files(root):
-        name = path.split("/")[-1].lower()
-        extension = os.path.splitext(name)[1]
-        if name == "labels.csv" or name.endswith(("_labels.csv", "_distances.csv", "_distances.npz")):
-            found.setdefault("authentication", path)
-        elif extension in IMAGE_EXTENSIONS and "/" in path:
-            found.setdefault("lines", path)
-        elif extension == ".txt" and _looks_like_events(os.path.join(root, path)):
-            found.setdefault("events", path)
+        for name, looks_like in kinds:
+            if looks_like is not None and looks_like(path, os.path.join(root, path)):
+                found.setdefault(name, path)
+                break
     return found
 
 
 def other_track(submission, kind):
     """Files that belong to another kind of track than `kind`, and none of this one."""
+    from .tracks import TRACKS
+
     found = kinds_of_files(submission.res_root)
     if not found or kind in found:
         return ""
     other = sorted(found)[0]
-    return (" (the submission holds files of %s, such as %s: submit them to that track's phase)"
-            % (TRACK_WORDS[other], found[other]))
+    return (" (the submission holds files of the %s track (%s), such as %s: submit them to that track's phase)"
+            % (other, TRACKS[other].FILES, found[other]))
 
 
 def found_instead(submission, folder, unused):

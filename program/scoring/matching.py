@@ -8,7 +8,7 @@ refusal of a missing file is written here, the same for every track:
 - find_files: every expected file, or a refusal with "did you mean", a hint
   (hints.py) or what the folder holds instead;
 - one_of: the one file among alternative names (X.npz or X.csv), refusing both;
-- absent_file, absent_folder: the refusal for one missing file or folder;
+- absent_file: the refusal of one missing file, near_folder: a folder meant for a missing one;
 - unused: the files of a folder that the phase does not read (to warn about).
 
 Names are compared as names.py decides: in NFC, as the zip tool meant them,
@@ -48,10 +48,8 @@ def _submission_for(track, index, all_tracks, log):
     if not own:
         expected = set(names.canonical(t.rel) for t in all_tracks)
         others = [name for key, name in sorted(root.folders.items()) if key not in expected]
-        hint = hints.near_folder(rel, others)
-        if not hint:  # what the top of the submission holds instead
-            found = [name + "/" for name in others] + sorted(entries[0].name for entries in root.files.values())
-            hint = " (the submission holds %s at its top)" % names.shown_list(found) if found else ""
+        hint = hints.near_folder(rel, others) or hints.top_holds(
+            [name + "/" for name in others] + sorted(entries[0].name for entries in root.files.values()))
         raise SubmissionError(
             "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
             % (rel, ", ".join(t.rel + "/" for t in all_tracks), hint))
@@ -84,24 +82,14 @@ def absent_file(submission, rel, what, unused_names=(), more=""):
     if guess is not None:
         return did_you_mean(submission, rel, guess, more)
     hint = hints.missing_file(submission, rel, submission.kind, unused_names)
-    if more and hint:  # one parenthesis: ' (all 3 are missing; authentication/ holds ...)'
-        hint = " (%s; %s" % (more.strip()[1:-1], hint.strip()[1:])
-    else:
-        hint = more + hint
-    return SubmissionError("The submission has no %s; expected %s%s." % (submission.name(rel), what, hint))
+    return SubmissionError("The submission has no %s; expected %s%s%s." % (submission.name(rel), what, more, hint))
 
 
-def absent_folder(submission, folder, expected_folders, what):
-    """The refusal of a missing folder of the track (a manuscript's), when one of the
-    folders the phase does not expect was probably meant for it; None otherwise."""
+def near_folder(submission, folder, expected_folders):
+    """The folder of the track, none of expected_folders, that was probably meant for the
+    missing folder `folder` (a manuscript's), or None."""
     expected = set(names.canonical(name) for name in expected_folders)
-    others = [name for name in submission.folders() if names.canonical(name) not in expected]
-    guess = names.near_name(folder, others)
-    if guess is None:
-        return None
-    fix = "Folder names are case-sensitive" if guess.lower() == folder.lower() else "Rename it %s/" % folder
-    return SubmissionError("The submission has no folder %s/; did you mean %s/? %s: expected %s."
-                           % (submission.name(folder), submission.name(guess), fix, what))
+    return names.near_name(folder, [name for name in submission.folders() if names.canonical(name) not in expected])
 
 
 def find_files(submission, expected, what, folder=(), claimed=()):

@@ -77,24 +77,6 @@ def key_name(name):
     return key
 
 
-class Key(str):
-    """A scores key that says where it comes from: the name (a subset, a manuscript) whose
-    key_name it holds, and what that name is; both None for a key of the track itself.
-    It is the key wherever a string is expected."""
-
-    def __new__(cls, text, name=None, what=None):
-        key = str.__new__(cls, text)
-        key.name = name
-        key.what = what
-        return key
-
-    def source(self):
-        """How a sentence names where the key comes from."""
-        if self.name is None:
-            return "the track's own score %s" % self
-        return "the %s %s" % (self.what, self.name)
-
-
 def name_keys(names, what, where):
     """{name: key_name(name)} of a list of names (a track's subsets, manuscripts...), or
     a collision refused naming both names. where(name): how an organizer's sentence names

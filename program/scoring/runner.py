@@ -3,9 +3,10 @@
 import os
 from collections import OrderedDict
 
-from . import files, layout, matching, memory, names, report, views
+from . import files, layout, matching, memory, report, views
 from .errors import ReferenceDataError
-from .options import boolean, parse_options
+from . import tracks as kinds
+from .options import boolean, parse_options, text
 from .result import TrackResult
 from .tracks import TRACKS
 
@@ -17,8 +18,10 @@ PENDING = ("Your submission is valid: it was checked against the final phase's t
 
 
 #: Options of every track.yaml, whatever its kind, handled here rather than by the track:
-#: stand_in (stand_in_result: validate the submission, score nothing).
-COMMON_OPTIONS = {"stand_in": (False, boolean())}
+#: stand_in (stand_in_result: validate the submission, score nothing); title and
+#: competition, the organizer's titles of the track and of its competition, which the
+#: page shows (the build writes them from the competition's source.yaml).
+COMMON_OPTIONS = {"stand_in": (False, boolean()), "title": (None, text()), "competition": (None, text())}
 
 
 def track_options(config, module, where):
@@ -51,36 +54,28 @@ def refuse_key_collisions(prepared):
     manuscripts and track folders become keys (names.key_name), so a subset 'balanced'
     (balanced_accuracy), a manuscript 'fest2025' under protocol both, or track folders
     ev-1 and ev_1 would otherwise overwrite another score. (Two names of one track giving
-    one key, Tasso-1 and Tasso_1, are refused by the track, names.name_keys.) The
-    sentence names both sources: the subsets, manuscripts or folders to rename."""
+    one key, Tasso-1 and Tasso_1, are refused by the kind, names.name_keys.) The sentence
+    names both sources, the subsets, manuscripts or folders to rename, from the columns."""
     owner = {}
-    for track, module, options, prefix in prepared:
-        for key in module.keys(track, options):
-            full = prefix + key
+    for track, _, options, prefix in prepared:
+        for column in kinds.require(track.kind, "columns", "the leaderboard")(track, options):
+            full = prefix + column.key
             if full in owner:
-                first_track, first_key = owner[full]
+                first_track, first = owner[full]
                 if first_track is track:
-                    where = "twice by %s: for %s and for %s" % (track.label, _source(first_key), _source(key))
+                    where = "twice by %s: for %s and for %s" % (track.label, first.source(), column.source())
                 else:
                     where = "by both %s and %s" % (first_track.label, track.label)
-                    if isinstance(first_key, names.Key) and first_key.name or isinstance(key, names.Key) and key.name:
-                        where += " (for %s and for %s)" % (_source(first_key), _source(key))
+                    if first.stratum is not None or column.stratum is not None:
+                        where += " (for %s and for %s)" % (first.source(), column.source())
+                named = [c for c in (first, column) if c.stratum is not None]
+                rename = " or ".join(c.source() for c in named) if named else \
+                    "one of the track folders %s and %s" % (first_track.label, track.label)
                 raise ReferenceDataError(
                     "The score key %s would be written %s; rename %s so that every key is distinct (names of "
                     "subsets, manuscripts and track folders become keys in ASCII lower case, accents dropped and "
-                    "other characters as '_')." % (full, where, _to_rename(first_track, first_key, track, key)))
-            owner[full] = (track, key)
-
-
-def _source(key):
-    return key.source() if isinstance(key, names.Key) else "the track's own score %s" % key
-
-
-def _to_rename(first_track, first_key, track, key):
-    named = [k for k in (first_key, key) if isinstance(k, names.Key) and k.name is not None]
-    if named:
-        return " or ".join("the %s %s" % (k.what, k.name) for k in named)
-    return "one of the track folders %s and %s" % (first_track.label, track.label)
+                    "other characters as '_')." % (full, where, rename))
+            owner[full] = (track, column)
 
 
 def score_submission(input_dir, log):
@@ -96,7 +91,9 @@ def score_submission(input_dir, log):
         submission = matching.submission_for(track, index, all_tracks, log)
         log.info("Scoring track %s (%s)." % (track.rel or "at the root of ref/", track.kind))
         result = module.score(track, submission, options, log)
-        if prefix:
+        result.title = track_title(track, options)
+        result.competition = options["competition"] or ""
+        if prefix and result.title != track.rel:
             result.title = "%s (%s)" % (result.title, track.rel)
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
@@ -107,6 +104,12 @@ def score_submission(input_dir, log):
     return scores, results
 
 
+def track_title(track, options):
+    """The track's title on the page: the organizer's (track.yaml's title), else its folder's
+    name, else the neutral name of its kind."""
+    return options["title"] or track.rel or kinds.require(track.kind, "LABEL", "the detailed results page")
+
+
 def stand_in_result(result):
     """The result of a track scored against a stand-in reference (track.yaml: stand_in: true,
     the organizer keeps the real ground truth off the platform until the phase closes): the
@@ -114,6 +117,7 @@ def stand_in_result(result):
     key is 0 (the platforms need every column, as a finite number), the page says why, and
     nothing goes to private/ (its per-item tables and views would describe the stand-in)."""
     pending = TrackResult(result.kind, result.title)
+    pending.competition = result.competition
     for key in result.scores:
         pending.set_score(key, 0.0)
     pending.key_prefix = result.key_prefix

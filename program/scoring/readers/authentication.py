@@ -58,7 +58,8 @@ def read_ground_truth(track):
     found = subset_names(track.path)
     if not found:
         raise ReferenceDataError(
-            "%s holds no <Subset>.csv ground-truth file; expected e.g. Pizan.csv with columns filename,label."
+            "%s holds no <Subset>.csv ground-truth file; expected one per subset (e.g. Writer_A.csv) with columns "
+            "filename,label."
             % track.label
         )
     subsets = []
@@ -172,8 +173,8 @@ def read_merged_labels(path, shown, subsets):
             candidates = owner.get(filename) or owner.get(os.path.splitext(filename)[0]) or []
             if len(set(candidates)) != 1:
                 raise SubmissionError(
-                    "%s line %d: the subset of %s cannot be told from its name or its label %r; "
-                    "add a subset column or use labels like %s/not-%s."
+                    "%s line %d: the subset of %s cannot be told from its name or its label %r; add a subset "
+                    "column or use labels like <Subset>/not-<Subset> (e.g. %s/not-%s)."
                     % (shown, line, filename, text, subsets[0].name, subsets[0].name))
             subset = by_lower[names.canonical(candidates[0]).lower()]
         label = parse_label(text, subset.name)
