@@ -353,7 +353,7 @@ def test_a_withheld_final_reference_is_written_beside_the_codabench_zip(tmp_path
     write(os.path.join(folder, "source.yaml"), "codabench_final_reference: withheld\n")
     manifest = make_bundle.build(dist, folder)
     (entry,) = manifest["competitions"]
-    assert entry["codabench_final_reference"] == ["codabench_final_reference_myevents.zip"]
+    assert entry["platforms"]["codabench"]["final_reference"] == ["codabench_final_reference_myevents.zip"]
     with open(os.path.join(dist, "myevents", "codabench_final_reference_myevents.zip"), "rb") as stream:
         check_bundled(read_zip(stream.read()), files_of(os.path.join(folder, "final", "myevents")),
                       {"competition": "myevents", "title": "myevents"})

@@ -46,10 +46,9 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import manual as kit_manual  # noqa: E402
 import pages as page_texts  # noqa: E402
-from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, STAGES, BundleError,  # noqa: E402
-                       as_datetime, codabench_competition, codabench_refusal, codabench_warnings,
-                       codalab_competition, column_label, competition_files, dump_yaml, final_reference_withheld,
-                       leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
+from platforms import WRITERS, codabench, codalab, model  # noqa: E402
+from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
+                             leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
@@ -72,12 +71,11 @@ DEFAULTS = {
         },
         "final": {
             "label": "Final", "max_submissions": 3, "max_submissions_per_day": 1,
-            "description": "Final phase: the reference data are the hidden test set; the last submission of "
-                           "this phase ranks you.",
+            "description": "Final phase: the reference data are the hidden test set.",
         },
     },
     "execution_time_limit": 1800,
-    "codabench_final_reference": "included",  # or withheld (platforms.FINAL_REFERENCE_CHOICES)
+    "codabench_final_reference": "included",  # or withheld (platforms.codabench.FINAL_REFERENCE_CHOICES)
     "numeric_format": 4,
 }
 SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
@@ -207,7 +205,7 @@ def complete_source(raw, path, tracks):
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
     source["dates"] = dates
-    if source["codabench_final_reference"] not in FINAL_REFERENCE_CHOICES:
+    if source["codabench_final_reference"] not in codabench.FINAL_REFERENCE_CHOICES:
         raise BuildError("%s: codabench_final_reference is %r; expected withheld (Codabench's final phase gets a "
                          "stand-in reference and the real one is attached after the deadline) or included (the "
                          "default)." % (path, source["codabench_final_reference"]))
@@ -231,7 +229,7 @@ def track_source(source, directory):
     if len(source["tracks"]) > 1:
         track_title = source["tracks"][directory]["title"]
         one["title"] = "%s: %s" % (source["title"], track_title)
-        if len(one["title"]) > CODALAB_MAX_TITLE:
+        if len(one["title"]) > codalab.MAX_TITLE:
             one["title"] = track_title
         one["description"] = source["tracks"][directory]["description"]
     return one
@@ -466,7 +464,7 @@ def columns_table(source, phases):
     for phase in [p for i, p in enumerate(phases) if p.name not in [q.name for q in phases[:i]]]:
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
-            % (key, page_texts.esc(column_label(source, phase.name, key)),
+            % (key, page_texts.esc(column_label(source, phase.name, key, codabench.MAX_TITLE)),
                "lower is better" if sorting(phase, key) == "asc" else "higher is better")
             for key in phase.keys
         )
@@ -475,15 +473,16 @@ def columns_table(source, phases):
     return "".join(tables)
 
 
-def pages(source, phases):
+def pages(source, phases, platform=None):
     """The four html pages: the organizer's own where the source names them, else generated
-    from each track's kind, options and development items."""
+    from each track's kind, options and development items, for a platform (its writer's
+    texts(), see tools/platforms/) or none."""
     tracks = []
     for phase in tracks_of(phases):
         items = public.public_items(phase.ref_dir, phase.shown)["tracks"][0]
         settings = source["tracks"][phase.name]
         tracks.append((settings["title"], settings["description"], items))
-    html = page_texts.generate(source, tracks, columns_table(source, phases))
+    html = page_texts.generate(source, tracks, columns_table(source, phases), platform)
     for name, path in source["pages"].items():
         with open(path, encoding="utf-8") as stream:
             html[name] = stream.read().replace("<!-- columns -->", columns_table(source, phases))
@@ -543,18 +542,6 @@ def starting_kit_zip(source, phase, competition=None):
     return zip_entries(sorted(entries))
 
 
-def stand_in_zip(phase):
-    """The stand-in reference of a phase as a zip: its public items' names and sizes, no
-    label, its track.yaml marked stand_in: true (public.stand_in_reference)."""
-    work = tempfile.mkdtemp(prefix="stand-in-")
-    try:
-        ref = os.path.join(work, "ref")
-        public.stand_in_reference(public.public_items(phase.ref_dir, phase.shown), ref, marked=True)
-        return zip_entries(tree_entries(ref))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
 def write(path, data):
     with open(path, "wb") as stream:
         stream.write(data)
@@ -563,39 +550,42 @@ def write(path, data):
 # ---------------------------------------------------------------------------- the build
 
 
-def write_competition(dist, source, phases, program, competition=None):
-    """One competition (its tracks' phases) into dist: both platforms' zips, the zips they
-    hold, and each phase's starting kit. Several tracks make no Codabench competition
-    (platforms.codabench_refusal says why); then only competition.zip is written."""
-    codalab_text = dump_yaml(codalab_competition(source, phases))
-    codabench_text = None if codabench_refusal(phases) else dump_yaml(codabench_competition(source, phases))
-    def common(platform_source):
-        html = pages(platform_source, phases)
-        files = [(source["logo"], logo_png(source["title"]))]
-        files += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
-        return files + [("scoring_program.zip", program)]
+def competition_model(source, phases, program, folder=None):
+    """The competition every platform's writer reads (platforms.model.Competition); folder:
+    the organizer's competition folder (its own kinds go into the kits), None for the demo."""
+    kits = dict((phase.kit_zip, starting_kit_zip(source, phase, folder)) for phase in phases)
+    return model.Competition(source, phases, program, kits, (source["logo"], logo_png(source["title"])),
+                             lambda platform: pages(source, phases, platform))
 
+
+def write_competition(dist, competition):
+    """One competition (its tracks' phases) into dist: each platform's zip and what goes
+    beside it (a platform may refuse: its writer's refusal() says why), the zips they hold,
+    and each phase's starting kit. Returns the manifest's entry of each platform."""
     os.makedirs(dist, exist_ok=True)
-    write(os.path.join(dist, "scoring_program.zip"), program)
-    kits = {}
-    for phase in phases:
-        kits[phase.kit_zip] = starting_kit_zip(source, phase, competition)
-        write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
-        write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
-        write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
-    # v1.5 keeps reference data private: its pages never speak of a withheld reference
-    codalab_source = dict(source, codabench_final_reference="included")
-    write(os.path.join(dist, "competition.zip"),
-          zip_entries(competition_files(codalab_text, common(codalab_source), phases, kits)))
-    if codabench_text is not None:
-        stand_ins = {}
-        if final_reference_withheld(source):
-            for phase in phases:
-                if phase.stage == "final":
-                    stand_ins[phase.reference_zip] = (phase.stand_in_zip, stand_in_zip(phase))
-                    write(os.path.join(dist, phase.codabench_final_zip), zip_entries(tree_entries(phase.ref_dir)))
-        write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(competition_files(codabench_text, common(source), phases, kits, stand_ins)))
+    write(os.path.join(dist, "scoring_program.zip"), competition.program)
+    for phase in competition.phases:
+        write(os.path.join(dist, phase.reference_zip), competition.reference(phase))
+        write(os.path.join(dist, phase.submission_zip), competition.submission(phase))
+        write(os.path.join(dist, phase.kit_zip), competition.kits[phase.kit_zip])
+    entries = {}
+    for writer in WRITERS:
+        for name, data in writer.files(competition):
+            write(os.path.join(dist, name), data)
+        entries[writer.FOLDER] = writer.manifest(competition)
+    return entries
+
+
+def warnings(competition):
+    """What the organizer should know before uploading: each platform's, and the pages'."""
+    found = []
+    if "data" not in competition.source["pages"]:
+        found.append("the data page is still the placeholder (how participants get the data, its licence, how to cite "
+                     "it, and on EvalAI where the starting kits are): write your own and name it in the competition's "
+                     "source.yaml (pages: data: data.html).")
+    for writer in WRITERS:
+        found += writer.warnings(competition)
+    return found
 
 
 def build(dist, competition=None, together=False):
@@ -609,31 +599,23 @@ def build(dist, competition=None, together=False):
         folder = competition or demo_competition(os.path.join(ROOT, "input"), work)
         source, phases = load_competition(folder, work)
         program = scoring_program_zip(competition)
-        competitions = []
         if together:
-            write_competition(dist, source, phases, program, competition)
-            competitions.append(("", phases))
+            competitions = [("", competition_model(source, phases, program, competition))]
         else:
-            for track in tracks_of(phases):
-                mine = [p for p in phases if p.name == track.name]
-                write_competition(os.path.join(dist, track.name), track_source(source, track.name), mine, program,
-                                  competition)
-                competitions.append((track.name, mine))
-        manifest = {
-            "competitions": [
-                {"folder": folder_name, "codalab": "competition.zip",
-                 "codabench": None if codabench_refusal(mine) else "codabench_competition.zip",
-                 "codabench_refusal": codabench_refusal(mine),
-                 "codabench_final_reference": [p.codabench_final_zip for p in mine if p.stage == "final"
-                                               and final_reference_withheld(source) and not codabench_refusal(mine)],
-                 "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
-                             "reference_data": os.path.relpath(p.source_dir, folder) if competition else p.ref_dir,
-                             "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
-                             "keys": p.keys} for p in mine]}
-                for folder_name, mine in competitions
-            ],
-            "warnings": codabench_warnings(source),
-        }
+            competitions = [(track.name, competition_model(track_source(source, track.name),
+                                                           [p for p in phases if p.name == track.name], program,
+                                                           competition))
+                            for track in tracks_of(phases)]
+        manifest = {"competitions": [], "warnings": []}
+        for folder_name, one in competitions:
+            platforms = write_competition(os.path.join(dist, folder_name), one)
+            manifest["competitions"].append({
+                "folder": folder_name, "platforms": platforms,
+                "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
+                            "reference_data": os.path.relpath(p.source_dir, folder) if competition else p.ref_dir,
+                            "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
+                            "keys": p.keys} for p in one.phases]})
+            manifest["warnings"] += [w for w in warnings(one) if w not in manifest["warnings"]]
         if competition is None:
             for entry in manifest["competitions"]:
                 for phase in entry["phases"]:
@@ -656,10 +638,10 @@ def generate():
         source, phases = load_competition(demo_competition(os.path.join(ROOT, "input"), work), work)
         texts = {}
         for track in tracks_of(phases):
-            mine = [p for p in phases if p.name == track.name]
-            one = track_source(source, track.name)
-            texts[committed_path("codalab", track.name)] = dump_yaml(codalab_competition(one, mine))
-            texts[committed_path("codabench", track.name)] = dump_yaml(codabench_competition(one, mine))
+            one = model.Competition(track_source(source, track.name), [p for p in phases if p.name == track.name],
+                                    program=None, kits={}, logo=None, pages=None)
+            for writer in WRITERS:
+                texts[committed_path(writer.FOLDER, track.name)] = model.dump_yaml(writer.document(one))
         return texts
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -667,8 +649,8 @@ def generate():
 
 def committed_files():
     found = []
-    for platform in ("codalab", "codabench"):
-        folder = os.path.join(COMMITTED_YAML, platform)
+    for writer in WRITERS:
+        folder = os.path.join(COMMITTED_YAML, writer.FOLDER)
         if os.path.isdir(folder):
             found += [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
     return found
@@ -722,20 +704,19 @@ def main(argv):
         sys.stderr.write("%s\n" % getattr(error, "sentence", error))
         return 2
     for entry in manifest["competitions"]:
-        where = os.path.join(dist, entry["folder"])
+        where = os.path.normpath(os.path.join(dist, entry["folder"]))
         for phase in entry["phases"]:
             print("%-16s %-12s %d keys, sample: %s"
                   % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
-        if entry["codabench"]:
-            print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
-                  % os.path.normpath(where))
-            for name in entry["codabench_final_reference"]:
-                print("Codabench's final phase holds a stand-in reference; after it closes, attach %s as its "
-                      "reference data and rerun its submissions (docs/organizers.md)."
-                      % os.path.join(os.path.normpath(where), name))
-        else:
-            print("competition written to %s (competition.zip: Codalab v1.5; no Codabench zip: %s)"
-                  % (os.path.normpath(where), entry["codabench_refusal"]))
+        print("competition written to %s:" % where)
+        for writer in WRITERS:
+            platform = entry["platforms"][writer.FOLDER]
+            if platform["zip"]:
+                print("  %-26s %s" % (platform["zip"], writer.NAME))
+            else:
+                print("  %-26s %s: none, %s" % ("", writer.NAME, platform["refusal"]))
+            for note in platform.get("notes", []):
+                print("  %-26s   %s" % ("", note))
     for warning in manifest["warnings"]:
         print("warning: " + warning)
     return 0

@@ -16,7 +16,6 @@ document and style. The starting kit's copy of the evaluation page is a whole do
 import html
 
 import markup
-from platforms import final_reference_withheld
 from scoring import __version__
 from scoring.report import page_footer, page_head
 from scoring.runner import track_options as parse_track_options
@@ -104,17 +103,15 @@ def evaluation_section(heading, track_items, options):
                markup.html(piece(track_items, "privacy", "the evaluation page")(options))))
 
 
-# The overview's final phase in the Codabench competition whose final task holds a stand-in
-# reference (source.yaml: codabench_final_reference: withheld; docs/organizers.md).
-WITHHELD = (" The test set's ground truth is not on this platform until the final phase closes: a final-phase "
-            "submission is checked exactly as the test set will check it, shows 0 in every column and says so "
-            "on its detailed results page, and is scored against the test set once the phase has closed.")
-
-
-def generate(source, tracks, columns_html, footer=True):
+def generate(source, tracks, columns_html, platform=None, footer=True):
     """The four pages of a competition: tracks is [(title, description, track_items)]
     with the development phase's public items of each track; columns_html the table of
-    leaderboard columns; footer: each page ends with the version (FOOTER)."""
+    leaderboard columns; platform the texts of the platform the pages are written for (its
+    writer's texts() in tools/platforms/: counts, overview, seen, terms, data_in_overview),
+    None for a page that names no platform (the starting kit's); footer: each page ends with the version
+    (FOOTER)."""
+    platform = platform or {"overview": "", "seen": "", "terms": "",
+                            "counts": "the leaderboard's rule says which submission counts"}
     dates = source["dates"]
     overview = ["<h2>%s</h2>\n<p>%s</p>\n" % (esc(source["title"]), esc(source["description"]))]
     evaluation = ["<h2>Evaluation</h2>\n"]
@@ -127,16 +124,15 @@ def generate(source, tracks, columns_html, footer=True):
         description = description or task(track_items["kind"])
         if description != source["description"]:
             overview.append("%s<p>%s</p>\n" % (heading, esc(description)))
-        evaluation.append(evaluation_section(heading, track_items, options))
+        evaluation.append(evaluation_section(heading, track_items, options) + platform["seen"])
         data.append("%s<p>The development set holds %s.</p>\n" % (heading, esc(count_items(track_items))))
-    withheld = WITHHELD if final_reference_withheld(source) else ""
     overview.append(
         "<h3>Schedule (UTC)</h3>\n<ul>\n<li>Development phase: from %s, submit as often as the limits allow "
-        "to check your files and your method.</li>\n<li>Final phase: from %s to %s, on the test set; your "
-        "last submission counts.%s</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the "
+        "to check your files and your method.</li>\n<li>Final phase: from %s to %s, on the test set; %s.%s"
+        "</li>\n</ul>\n<p>Each track's starting kit holds a sample submission, the "
         "participant manual (formats, metrics, every error message) and <code>check_submission.py</code>, "
         "which checks a submission on your machine before you upload it.</p>\n"
-        % (dates["development"], dates["final"], dates["end"], withheld))
+        % (dates["development"], dates["final"], dates["end"], platform["counts"], platform["overview"]))
     evaluation.append("<h3>Leaderboard columns</h3>\n%s" % columns_html)
     terms = ("<h2>Terms</h2>\n<p>By submitting you agree that your scores, team name and method description "
              "may be published by the organizers. Use the test data only to produce your submissions.</p>\n"
@@ -144,9 +140,9 @@ def generate(source, tracks, columns_html, footer=True):
              "logs (see each track's <em>What you see</em> on the Evaluation page). In the final phase the "
              "detailed results never show per-item ground truth of the test set; the per-item files that "
              "the scoring program writes for the organizers (<code>private/</code>) are never shown to "
-             "participants. The detailed results page of the submission on the leaderboard (your latest) "
-             "can be opened by anyone, on Codalab v1.5 as on Codabench (there once the competition is "
-             "published).</p>\n")
+             "participants.</p>\n" + platform["terms"])
+    if platform.get("data_in_overview"):  # a platform without a data page (EvalAI)
+        overview += data
     pages = {"overview": "".join(overview), "evaluation": "".join(evaluation), "data": "".join(data),
              "terms": terms}
     return dict((name, text + (FOOTER if footer else "")) for name, text in pages.items())
