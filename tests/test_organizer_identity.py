@@ -183,7 +183,6 @@ def test_the_scored_page_carries_the_organizers_titles(built, track, tmp_path):
     assert "Scoring program %s" % __version__ in overview
 
 
-@pytest.mark.xfail(strict=True, reason="needs s7-names: keys made readable from any name, titles as written")
 def test_keys_readable_from_accented_and_non_latin_names(tmp_path):
     folder = str(tmp_path / "competition")
     for stage in ("development", "final"):

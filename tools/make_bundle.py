@@ -48,7 +48,7 @@ import manual as kit_manual  # noqa: E402
 import pages as page_texts  # noqa: E402
 from platforms import WRITERS, codabench, codalab, model  # noqa: E402
 from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
-                             leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
+                             leaderboard_title, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
@@ -464,9 +464,9 @@ def columns_table(source, phases):
     for phase in [p for i, p in enumerate(phases) if p.name not in [q.name for q in phases[:i]]]:
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
-            % (key, page_texts.esc(column_label(source, phase.name, key, codabench.MAX_TITLE)),
-               "lower is better" if sorting(phase, key) == "asc" else "higher is better")
-            for key in phase.keys
+            % (column.key, page_texts.esc(column_label(source, phase.name, column, codabench.MAX_TITLE)),
+               "lower is better" if column.lower_is_better else "higher is better")
+            for column in phase.columns
         )
         tables.append("<h4>%s</h4>\n<table>\n<tr><th>key</th><th>column</th><th>order</th></tr>\n%s</table>\n"
                       % (page_texts.esc(leaderboard_title(source, phase.name)), rows))
