@@ -329,3 +329,29 @@ def test_every_path_gives_the_formula(problem, dtype):
     assert np.allclose(first, expected, rtol=0, atol=1e-12)
     for path in PATHS[1:]:
         assert np.array_equal(hits_by_path(distances, labels, ks, path), first)
+
+
+#: Floats a distance matrix may hold (issue 24): inf as "never retrieve", -inf, the largest
+#: and smallest doubles; each orders exactly, and the tie formula counts ties at inf too.
+EXTREMES = [-np.inf, -1.7976931348623157e308, -1e308, 0.0, 5e-324, 1.0, 1e308, np.inf]
+
+
+@st.composite
+def extreme_problem(draw):
+    n = draw(st.integers(min_value=2, max_value=12))
+    labels = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    cells = draw(st.lists(st.sampled_from(EXTREMES), min_size=n * n, max_size=n * n))
+    return np.array(cells, dtype=np.float64).reshape(n, n), labels
+
+
+@settings(max_examples=150, deadline=None)
+@given(extreme_problem())
+def test_every_path_gives_the_formula_with_infinite_and_extreme_distances(problem):
+    distances, labels = problem
+    ks = [1, 2, 3, 5]
+    expected = formula_hits(distances, labels, ks)
+    for path in PATHS:
+        assert np.allclose(hits_by_path(distances, labels, ks, path), expected, rtol=0, atol=1e-12), path
+    if len(labels) <= 6:  # every ordering of the ties, enumerated
+        hits, _ = topk_hits(distances, labels, ks)
+        assert np.allclose(hits, enumerated_hits(distances, labels, ks)[0], rtol=0, atol=1e-12)
