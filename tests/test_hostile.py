@@ -532,12 +532,7 @@ def test_integer_distances_beyond_2_to_the_53_are_refused(tmp_path):
     score(root)
 
 
-@pytest.mark.parametrize("c_parser", [False, True])
-def test_a_number_followed_by_letters_is_an_error(tmp_path, monkeypatch, c_parser):
-    from scoring.readers import authentication as reader
-    if c_parser and not reader._numpy_has_c_loadtxt():
-        pytest.skip("numpy %s has no C loadtxt (1.23+)" % np.__version__)
-    monkeypatch.setattr(reader, "_numpy_has_c_loadtxt", lambda: c_parser)
+def test_a_number_followed_by_letters_is_an_error(tmp_path):
     root = make_phase(tmp_path, "authentication")
     path = res(root, "authentication", "Pizan_distances.csv")
     with open(path) as stream:
