@@ -63,15 +63,24 @@ def run_forked(main, argv, timeout=600):
     0.3 s of CPU, paid hundreds of times by the corpus of malformed submissions in each of
     the three environments of `make test`. test_contract.py runs evaluate.py itself, in a
     fresh interpreter, as the platforms do."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    return Forked(main, argv).wait(timeout)
+
+
+class Forked(object):
+    """main(argv) started in a forked child (see run_forked); wait() gives its Completed.
+    Several may run at once (two runs on one OUTPUT, test_concurrent_runs.py)."""
+
+    def __init__(self, main, argv):
+        self.argv = argv
+        self.out, self.err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns into pytest
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns into pytest
             status = 70
             try:
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
+                os.dup2(self.out.fileno(), 1)
+                os.dup2(self.err.fileno(), 2)
                 sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", line_buffering=True)
                 sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", line_buffering=True)
                 try:
@@ -92,26 +101,33 @@ def run_forked(main, argv, timeout=600):
                     sys.stderr.flush()
                 finally:
                     os._exit(status)
+
+    def wait(self, timeout=600):
         deadline = time.time() + timeout
-        while True:
-            done, code = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.time() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise AssertionError("%s did not end within %d s" % (argv, timeout))
-            time.sleep(0.005)
-        status = os.WEXITSTATUS(code) if os.WIFEXITED(code) else -os.WTERMSIG(code)
-        out.seek(0)
-        err.seek(0)
-        return Completed(status, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"))
+        try:
+            while True:
+                done, code = os.waitpid(self.pid, os.WNOHANG)
+                if done:
+                    break
+                if time.time() > deadline:
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    raise AssertionError("%s did not end within %d s" % (self.argv, timeout))
+                time.sleep(0.005)
+            status = os.WEXITSTATUS(code) if os.WIFEXITED(code) else -os.WTERMSIG(code)
+            self.out.seek(0)
+            self.err.seek(0)
+            return Completed(status, self.out.read().decode("utf-8", "replace"),
+                             self.err.read().decode("utf-8", "replace"))
+        finally:
+            self.out.close()
+            self.err.close()
 
 
 _MAINS = {}
 
 
-def _program(name):
+def program_main(name):
     """The main() of program/<name>.py, imported once."""
     import importlib.util
 
@@ -126,7 +142,7 @@ def _program(name):
 
 def run_scorer(input_dir, output_dir, *extra):
     """evaluate.py INPUT OUTPUT [extra...], in a forked child (run_forked)."""
-    completed = run_forked(_program("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
+    completed = run_forked(program_main("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
     return Run(completed, str(output_dir))
 
 
@@ -144,7 +160,7 @@ def run_scorer_process(input_dir, output_dir, *extra, timeout=600, preexec_fn=No
 def run_checker(submission, items_path):
     """The participant's check_submission.py against a public item list, in a forked child
     (run_forked): (run, last stderr line)."""
-    completed = run_forked(_program("check_submission"), [str(submission), "--items", str(items_path)])
+    completed = run_forked(program_main("check_submission"), [str(submission), "--items", str(items_path)])
     lines = [line for line in completed.stderr.splitlines() if line.strip()]
     return completed, (lines[-1] if lines else "")
 
