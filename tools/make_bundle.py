@@ -28,6 +28,7 @@ The organizer's files go into the reference zips byte for byte; nothing else is 
 import argparse
 import copy
 import datetime
+import functools
 import io
 import json
 import os
@@ -509,7 +510,7 @@ def build(dist, competition=None, together=False):
                              "keys": p.keys} for p in mine]}
                 for folder_name, mine in competitions
             ],
-            "warnings": codabench_warnings(source),
+            "warnings": codabench_warnings(source) + reference_warnings(phases),
         }
         if competition is None:
             for entry in manifest["competitions"]:
@@ -520,6 +521,18 @@ def build(dist, competition=None, together=False):
         return manifest
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def reference_warnings(phases):
+    """What each track's kind says of the organizer's reference data (its reference_warnings,
+    e.g. a lines mask annotated one value a line), naming files by the organizer's paths."""
+    found = []
+    for phase in phases:
+        for track, module, options, _ in phase_tracks(phase.ref_dir):
+            check = getattr(module, "reference_warnings", None)
+            if check is not None:
+                found += check(track, options, functools.partial(os.path.join, phase.ref_dir))
+    return found
 
 
 def committed_path(platform, track):

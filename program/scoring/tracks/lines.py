@@ -43,6 +43,9 @@ OPTIONS = {
     "match_threshold": (0.75, _above_half()),
     "connectivity": (8, opt.integer_in(4, 8)),
     "public_details": (False, opt.boolean()),
+    # mask: nonzero pixels are line pixels; instances: each colour or grey value a class of
+    # lines, as a prediction is read (touching lines of different values stay apart)
+    "ground_truth": ("mask", opt.choice("mask", "instances")),
 }
 
 METRICS = seg.METRICS
@@ -103,6 +106,25 @@ def score(track, submission, options, log):
         result.set_score(key, value)
     describe(result, chosen, per_page, summaries, manuscripts, maps, options)
     return result
+
+
+def reference_warnings(track, options, shown=None):
+    """What the build (tools/make_bundle.py) tells the organizer of this track's reference
+    data: with ground_truth: mask, the first ground-truth page holding more than one nonzero
+    value, lines annotated one value each (as annotation tools export them), which a mask
+    merges where they touch. shown(manuscript, file) names a page as the organizer knows it."""
+    if options["ground_truth"] != "mask":
+        return []
+    shown = shown or track.ref_name
+    for _, pages in reader.ground_truth_pages(track):
+        for page in pages:
+            values = reader.mask_values(track, page)
+            if values > 1:
+                return ["%s holds %d different nonzero values but track.yaml reads the ground truth as a mask "
+                        "(ground_truth: mask, the default), so touching lines of different values become one line; "
+                        "if each value is a line, set ground_truth: instances."
+                        % (shown(page.manuscript, page.filename), values)]
+    return []
 
 
 def fest2025_option_notes(options):
@@ -183,7 +205,8 @@ def score_page(track, submission, page, options, wanted):
     """The metrics of one page under each wanted protocol, its error-map classes, notes and
     packed predicted foreground."""
     official = "fest2025" in wanted
-    gt_mask = reader.read_ground_truth(track, page, official)
+    instances = options["ground_truth"] == "instances"
+    gt_mask = reader.read_ground_truth(track, page, official, instances)
     if official:
         gt_mask, official_mask = gt_mask
     filename = prediction_file(submission, page)
@@ -199,8 +222,8 @@ def score_page(track, submission, page, options, wanted):
     if official:
         counted["fest2025"] = counted["standard"]
         dropped = 0 if official_mask is gt_mask else runs.area(gt_mask) - runs.shared_area(gt_mask, official_mask)
-        if dropped:
-            # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
+        if dropped or instances:
+            # The official script reads a mask, and sees only pixels whose luminance survives OpenCV's 8-bit grey.
             official_gt = seg.lines_of(official_mask, connectivity)
             counted["fest2025"] = (official_gt, seg.overlap(official_gt, predicted))
             notes.append("%s has %d line pixels that OpenCV's 8-bit grey conversion, which the official script "
