@@ -146,15 +146,110 @@ def run_scorer(input_dir, output_dir, *extra):
     return Run(completed, str(output_dir))
 
 
-def run_scorer_process(input_dir, output_dir, *extra, timeout=600, preexec_fn=None):
-    """evaluate.py as the platforms run it: a fresh interpreter (preexec_fn: run in the child
-    before it starts, e.g. to limit its memory)."""
+def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space=None):
+    """evaluate.py as the platforms run it: a fresh interpreter, killed after `timeout` s,
+    optionally under an address-space limit (RLIMIT_AS, bytes)."""
+    record_case(str(input_dir), timeout=timeout, address_space=address_space)
+
+    def limit():
+        if address_space is not None:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
     completed = subprocess.run(
         [sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(input_dir), str(output_dir)] + list(extra),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout,
-        preexec_fn=preexec_fn,
+        preexec_fn=limit,
     )
     return Run(completed, str(output_dir))
+
+
+# ------------------------------------------------------------ the cases of the differential test
+
+#: Where every phase the suite scores is recorded (input copied, with its special files), for
+#: tests/test_differential.py to replay it under each stack: set by that test only.
+RECORD = os.environ.get("SCORING_RECORD")
+
+
+def record_case(input_dir, timeout=120, address_space=None):
+    """Under SCORING_RECORD: a copy of the phase input_dir (ref/ and res/) as the next case,
+    with the limits it ran under, before anything scores it."""
+    if not RECORD or not os.path.isdir(input_dir):
+        return
+    import json
+    import re
+
+    test = os.environ.get("PYTEST_CURRENT_TEST", "outside-a-test").split(" ")[0]
+    case = tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:] + "-", dir=RECORD)
+    try:
+        copy_tree(input_dir, os.path.join(case, "input"))
+    except OSError as error:  # a file that cannot be copied (unreadable): no case
+        shutil.rmtree(case, ignore_errors=True)
+        sys.stderr.write("not recorded (%s): %s\n" % (error, input_dir))
+        return
+    with open(os.path.join(case, "case.json"), "w") as stream:
+        json.dump({"test": test, "timeout": timeout, "address_space": address_space}, stream)
+
+
+def copy_tree(source, target):
+    """A copy of a folder as a submission may hold it, without recursion (trees 1100 levels
+    deep): named pipes, sockets and devices made anew, symbolic links kept (pointing into
+    the copy when they pointed into the source), hard links kept between the copied files."""
+    import socket
+    import stat
+
+    linked = {}
+    stack = [(source, target)]
+    while stack:
+        folder, into = stack.pop()
+        os.mkdir(into)
+        for name in os.listdir(folder):
+            path, copy = os.path.join(folder, name), os.path.join(into, name)
+            status = os.lstat(path)
+            mode = status.st_mode
+            if stat.S_ISLNK(mode):
+                pointed = os.readlink(path)
+                if os.path.isabs(pointed) and (pointed + os.sep).startswith(source + os.sep):
+                    pointed = target + pointed[len(source):]
+                os.symlink(pointed, copy)
+            elif stat.S_ISDIR(mode):
+                stack.append((path, copy))
+            elif stat.S_ISFIFO(mode):
+                os.mkfifo(copy)
+            elif stat.S_ISSOCK(mode):
+                server = socket.socket(socket.AF_UNIX)
+                here = os.getcwd()
+                os.chdir(into)  # a socket's path is limited to 107 bytes: bind by its name
+                try:
+                    server.bind(name)
+                finally:
+                    os.chdir(here)
+                    server.close()
+            elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                os.mknod(copy, mode, status.st_rdev)
+            elif status.st_nlink > 1 and (status.st_dev, status.st_ino) in linked:
+                os.link(linked[status.st_dev, status.st_ino], copy)
+            else:
+                shutil.copyfile(path, copy)
+                linked[status.st_dev, status.st_ino] = copy
+
+
+def _recording_score_submission():
+    """Under SCORING_RECORD, scoring.runner.score_submission records its phase first: every
+    in-process score, every forked evaluate.py and check_submission.py of the suite."""
+    from scoring import runner
+
+    original = runner.score_submission
+
+    def score_submission(input_dir, log):
+        record_case(str(input_dir))
+        return original(input_dir, log)
+
+    runner.score_submission = score_submission
+
+
+if RECORD:
+    _recording_score_submission()
 
 
 def run_checker(submission, items_path):

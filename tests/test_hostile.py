@@ -64,11 +64,7 @@ def refused(root, error, *fragments):
 
 def run_limited(root, timeout=60, address_space=None):
     """evaluate.py on root in a subprocess, killed after `timeout` s, optionally under RLIMIT_AS."""
-    def limit():
-        if address_space is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-
-    return run_scorer_process(root, root / "out", timeout=timeout, preexec_fn=limit)
+    return run_scorer_process(root, root / "out", timeout=timeout, address_space=address_space)
 
 
 def fifo_in_place_of(path):
