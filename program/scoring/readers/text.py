@@ -230,7 +230,7 @@ def _long_powers():
 
 _LONG_POWERS = _long_powers() if _LONG else None
 #: Tokens converted at a time: their arrays stay in the cache from one column to the next.
-_CHUNK = 1 << 13
+_CHUNK = 1 << 14
 #: The longest token converted from its bytes.
 _WIDEST = 40
 
@@ -266,18 +266,20 @@ def _number_values(buf, starts, ends):
     stop = dot
     power = np.zeros(count, dtype=np.int64)
     if es.any():
-        end[es > 0] = (e[:, es > 0] * position).max(axis=0)
+        end = np.where(es > 0, (e * position).max(axis=0), end)
         tail = position > end  # the exponent's rows
-        signs = e[:-1] & ((columns[1:] == 43) | (columns[1:] == 45))  # right after the e: allowed
-        others -= _count(signs)
+        after_e = np.zeros_like(e)
+        after_e[1:] = e[:-1]
+        minus = columns == 45
+        others -= _count(after_e & (minus | (columns == 43)))  # a sign right after the e: allowed
         exponent_digit = digit & tail
         digit &= ~tail
         ok &= (es == 0) | ((_count(exponent_digit) >= 1) & (_leading(exponent_digit, value, width) <= 4))
         ok &= _count(dot & tail) == 0
         rows = slice(int(end.min()) + 1, width)  # the exponents' rows: Horner over them alone
-        exponent = _horner(np.uint8(10) - np.uint8(9) * ~exponent_digit[rows], value[rows] * exponent_digit[rows])
-        power = np.where((e[:-1] & (columns[1:] == 45)).any(axis=0), -exponent.astype(np.int64),
-                         exponent.astype(np.int64))
+        exponent = _horner(np.uint8(10) - np.uint8(9) * ~exponent_digit[rows],
+                           value[rows] * exponent_digit[rows]).astype(np.int64)
+        power = np.where((after_e & minus).any(axis=0), -exponent, exponent)
         stop = dot | tail | e
     dots = _count(dot)
     dotted = dots > 0
@@ -285,7 +287,8 @@ def _number_values(buf, starts, ends):
     significant = _leading(digit, value, end)
     significant -= dotted & (end - dot_row < significant)  # the dot among them
     ok &= (others == 0) & (_count(digit) >= 1) & (dots <= 1) & (significant <= 19)
-    mantissa = _horner(np.uint8(10) - np.uint8(9) * stop, value * digit)
+    rows = slice(0, int(end.max()))  # from the e on, x 1 + 0: Horner stops before the last e
+    mantissa = _horner(np.uint8(10) - np.uint8(9) * stop[rows], value[rows] * digit[rows])
     power -= np.where(dotted, end.astype(np.int64) - 1 - dot_row, 0)  # the digits after the dot
     values = np.zeros(count)
     fast = ok & (mantissa <= np.uint64(_EXACT)) & (np.abs(power) <= 22)
