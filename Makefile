@@ -48,8 +48,9 @@ bundle: $(BIN)/.runtime
 	$(BIN)/python tools/make_bundle.py --out dist $(if $(COMPETITION),--competition "$(COMPETITION)") \
 		$(if $(TOGETHER),--together)
 
-# The floors: .venv-py37 and .venv-py312, each the pins of one Codalab image under the
-# Python that image has (found by tests/floor/find-python on PATH or under pyenv).
+# The floors: .venv-py37 and .venv-py312, each the pins of one Codalab image, and .venv-py39,
+# those of EvalAI's submission worker, each under the Python it has (found by
+# tests/floor/find-python on PATH or under pyenv).
 .venv-py%/.floor: requirements-py%.txt
 	@version=$$(echo $* | sed 's/^3/3./'); python=$$(tests/floor/find-python $$version); \
 	test -n "$$python" || { echo "No Python $$version found on PATH or under pyenv." >&2; exit 1; }; \
@@ -57,11 +58,12 @@ bundle: $(BIN)/.runtime
 	.venv-py$*/bin/python -m pip install --quiet -r requirements-py$*.txt
 	touch $@
 
-## test-floor: the whole suite under Python 3.7 with the py37 image's pins and under
-## Python 3.12 with the py312 image's pins (tests/floor/run; CI=true requires 3.7)
+## test-floor: the whole suite under Python 3.7 with the py37 image's pins, under Python 3.9
+## with EvalAI's worker pins and under Python 3.12 with the py312 image's pins
+## (tests/floor/run; CI=true requires 3.7)
 test-floor:
 	@tests/floor/run
 
 clean:
 	rm -rf $(VENV) output/* dist .test-data
-	rm -rf .venv-py37 .venv-py312
+	rm -rf .venv-py37 .venv-py39 .venv-py312

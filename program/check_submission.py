@@ -30,7 +30,10 @@ try:
     from scoring.errors import SubmissionError
     from scoring.log import Log
 except ModuleNotFoundError as error:
-    sentence = scoring.missing_package(error, "python3 -m pip install numpy scipy Pillow PyYAML")
+    sentence = scoring.missing_package(
+        error, "install them in a virtual environment and run the checker with its Python: python3 -m venv venv, "
+        "then venv/bin/python -m pip install -r requirements.txt and venv/bin/python check_submission.py "
+        "SUBMISSION (on Windows venv\\Scripts\\python; README.md of the starting kit)")
     if sentence is None:
         raise
     sys.stderr.write(sentence + "\n")

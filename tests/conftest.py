@@ -345,3 +345,24 @@ def pytest_collection_modifyitems(config, items):
         if chosen is not None:
             function._hypothesis_internal_use_settings = settings(
                 chosen, max_examples=max(10, int(chosen.max_examples * scale)))
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory):
+    """The demo built by make_bundle.py, one competition per track in dist/<track>/:
+    codabench_competition.zip, evalai_challenge.zip, competition.zip (v1.5), and the zips they hold."""
+    import make_bundle
+
+    target = str(tmp_path_factory.mktemp("dist"))
+    make_bundle.build(target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def together(tmp_path_factory):
+    """The demo as one competition (make_bundle.py --together): EvalAI and v1.5, no Codabench."""
+    import make_bundle
+
+    target = str(tmp_path_factory.mktemp("together"))
+    make_bundle.build(target, together=True)
+    return target

@@ -14,6 +14,8 @@ import os
 import shutil
 import sys
 
+from phases import sample_phase
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(os.path.dirname(HERE), "input")
 
@@ -48,9 +50,7 @@ class Case(object):
 
     def build(self, root):
         """A phase with this track alone in ref/<track>; returns its input directory."""
-        phase = os.path.join(str(root), self.id)
-        for side in ("ref", "res"):
-            shutil.copytree(os.path.join(SAMPLE, side, self.track), os.path.join(phase, side, self.track))
+        phase = str(sample_phase(os.path.join(str(root), self.id), self.track))
         self.mutate(Phase(phase, self.track))
         return phase
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from conftest import assert_clean_failure, run_scorer
+from phases import write_file, write_phase
 
 PIZAN = ["PIZAN_000001.jpg", "PIZAN_000002.jpg", "PIZAN_000003.jpg", "PIZAN_000004.jpg"]
 PIZAN_TRUTH = [1, 0, 0, 0]
@@ -36,12 +37,6 @@ TASSO_DISTANCES = [
 ]
 
 
-def write(path, text):
-    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
-    with open(str(path), "w", newline="") as stream:
-        stream.write(text)
-
-
 def labels_csv(names, labels, header="filename,label"):
     return header + "\n" + "".join("%s,%s\n" % (name, label) for name, label in zip(names, labels))
 
@@ -54,22 +49,20 @@ def distances_csv(names, matrix, columns=None):
 
 def make_phase(tmp_path, track_yaml="track: authentication\nk: [1, 2]\n", subsets=("Pizan", "Tasso"),
                labels=True, distances=True, documentation=True):
-    phase = tmp_path / "input"
-    ref, res = phase / "ref", phase / "res"
-    write(ref / "track.yaml", track_yaml)
+    """The hand-worked subsets above as a phase (tests/phases.py)."""
     data = {"Pizan": (PIZAN, PIZAN_TRUTH, PIZAN_PRED, PIZAN_DISTANCES),
             "Tasso": (TASSO, TASSO_TRUTH, TASSO_PRED, TASSO_DISTANCES)}
+    ref, res = {}, {}
     for name in subsets:
         names, truth, pred, matrix = data[name]
-        write(ref / (name + ".csv"), labels_csv(names, truth))
+        ref[name + ".csv"] = labels_csv(names, truth)
         if labels:
-            write(res / (name + "_labels.csv"), labels_csv(names, pred))
+            res[name + "_labels.csv"] = labels_csv(names, pred)
         if distances:
-            write(res / (name + "_distances.csv"), distances_csv(names, matrix))
+            res[name + "_distances.csv"] = distances_csv(names, matrix)
     if documentation:
-        write(res / "README.md", "Features: slant and stroke width.\n")
-    os.makedirs(str(res), exist_ok=True)
-    return phase
+        res["README.md"] = "Features: slant and stroke width.\n"
+    return write_phase(tmp_path / "input", ref, res, track_yaml)
 
 
 def score(tmp_path, phase):
@@ -145,8 +138,8 @@ def test_rows_in_any_order_and_permuted_matrix(tmp_path):
     p = [2, 0, 3, 1]
     names = [TASSO[i] for i in p]
     matrix = np.array(TASSO_DISTANCES)[np.ix_(p, p)]
-    write(phase / "res" / "Tasso_distances.csv", distances_csv(names, matrix))
-    write(phase / "res" / "Tasso_labels.csv", labels_csv(names, [TASSO_PRED[i] for i in p]))
+    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(names, matrix))
+    write_file(phase / "res" / "Tasso_labels.csv", labels_csv(names, [TASSO_PRED[i] for i in p]))
     assert run_scorer(phase, tmp_path / "out2").scores() == expected
 
 
@@ -154,7 +147,7 @@ def test_asymmetric_matrix_is_a_warning(tmp_path):
     phase = make_phase(tmp_path)
     matrix = [row[:] for row in TASSO_DISTANCES]
     matrix[3][1] = 0.95  # query 3 (row 3 only) now finds 2 first: a hit at k=1
-    write(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, matrix))
+    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, matrix))
     run = score(tmp_path, phase)
     assert "Tasso_distances.csv is not symmetric" in run.stderr
     assert run.scores()["tasso_top1"] == pytest.approx(1.5 / 4)
@@ -167,9 +160,9 @@ def test_label_forms_are_equivalent(tmp_path):
     phase = make_phase(tmp_path)
     expected = score(tmp_path, phase).scores()
     words = {0: "Authentic", 1: "IMITATION"}
-    write(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN, [words[v] for v in PIZAN_PRED]))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN, [words[v] for v in PIZAN_PRED]))
     named = {0: "tasso", 1: "Not-Tasso"}
-    write(phase / "res" / "Tasso_labels.csv", labels_csv(TASSO, [named[v] for v in TASSO_PRED]))
+    write_file(phase / "res" / "Tasso_labels.csv", labels_csv(TASSO, [named[v] for v in TASSO_PRED]))
     assert run_scorer(phase, tmp_path / "out2").scores() == expected
 
 
@@ -184,7 +177,7 @@ def test_merged_labels_named_by_subset_labels(tmp_path):
         os.remove(str(phase / "res" / (name + "_labels.csv")))
     rows = [(n, "not-Pizan" if v else "Pizan") for n, v in zip(PIZAN, PIZAN_PRED)]
     rows += [(n, "not-Tasso" if v else "Tasso") for n, v in zip(TASSO, TASSO_PRED)]
-    write(phase / "res" / "labels.csv", merged(rows[::-1]))
+    write_file(phase / "res" / "labels.csv", merged(rows[::-1]))
     assert run_scorer(phase, tmp_path / "out2").scores() == expected
 
 
@@ -195,10 +188,10 @@ def test_merged_labels_with_subset_column_and_by_filename(tmp_path):
         os.remove(str(phase / "res" / (name + "_labels.csv")))
     rows = [(n, str(v), "pizan") for n, v in zip(PIZAN, PIZAN_PRED)]
     rows += [(n, str(v), "Tasso") for n, v in zip(TASSO, TASSO_PRED)]
-    write(phase / "res" / "labels.csv", merged(rows, "filename,label,subset"))
+    write_file(phase / "res" / "labels.csv", merged(rows, "filename,label,subset"))
     assert run_scorer(phase, tmp_path / "out2").scores() == expected
     # Without a subset column: 0/1 labels, the subset told from the file name.
-    write(phase / "res" / "labels.csv", merged([r[:2] for r in rows]))
+    write_file(phase / "res" / "labels.csv", merged([r[:2] for r in rows]))
     assert run_scorer(phase, tmp_path / "out3").scores() == expected
 
 
@@ -207,7 +200,7 @@ def test_merged_labels_subset_column_disagrees_with_label(tmp_path):
     for name in ("Pizan", "Tasso"):
         os.remove(str(phase / "res" / (name + "_labels.csv")))
     rows = [(n, "0", "Pizan") for n in PIZAN] + [(n, "Tasso", "Pizan") for n in TASSO]
-    write(phase / "res" / "labels.csv", merged(rows, "filename,label,subset"))
+    write_file(phase / "res" / "labels.csv", merged(rows, "filename,label,subset"))
     failure(tmp_path, phase, "labels.csv line 6", "says subset Pizan", "names Tasso")
 
 
@@ -216,23 +209,23 @@ def test_merged_labels_unknown_subset(tmp_path):
     for name in ("Pizan", "Tasso"):
         os.remove(str(phase / "res" / (name + "_labels.csv")))
     rows = [(n, "0", "Yaqut") for n in PIZAN + TASSO]
-    write(phase / "res" / "labels.csv", merged(rows, "filename,label,subset"))
+    write_file(phase / "res" / "labels.csv", merged(rows, "filename,label,subset"))
     failure(tmp_path, phase, "labels.csv line 2", "'Yaqut'", "Pizan, Tasso")
 
 
 def test_merged_labels_ambiguous_subset(tmp_path):
     # The same image name in both subsets: a 0/1 label cannot say which one.
     phase = tmp_path / "input"
-    write(phase / "ref" / "track.yaml", "track: authentication\ndistances: optional\n")
-    write(phase / "ref" / "A.csv", labels_csv(["x.jpg", "y.jpg"], [0, 1]))
-    write(phase / "ref" / "B.csv", labels_csv(["x.jpg", "z.jpg"], [0, 1]))
-    write(phase / "res" / "labels.csv", merged([("y.jpg", "1"), ("x.jpg", "0"), ("z.jpg", "1")]))
+    write_file(phase / "ref" / "track.yaml", "track: authentication\ndistances: optional\n")
+    write_file(phase / "ref" / "A.csv", labels_csv(["x.jpg", "y.jpg"], [0, 1]))
+    write_file(phase / "ref" / "B.csv", labels_csv(["x.jpg", "z.jpg"], [0, 1]))
+    write_file(phase / "res" / "labels.csv", merged([("y.jpg", "1"), ("x.jpg", "0"), ("z.jpg", "1")]))
     failure(tmp_path, phase, "labels.csv line 3", "x.jpg", "cannot be told", "subset column")
     # An unknown name is not ambiguous but has no subset either.
-    write(phase / "res" / "labels.csv", merged([("q.jpg", "1")]))
+    write_file(phase / "res" / "labels.csv", merged([("q.jpg", "1")]))
     failure(tmp_path, phase, "labels.csv line 2", "q.jpg", "cannot be told")
     # With the subset named by the label, it scores.
-    write(phase / "res" / "labels.csv", merged([("y.jpg", "not-A"), ("x.jpg", "A"), ("x.jpg", "b"),
+    write_file(phase / "res" / "labels.csv", merged([("y.jpg", "not-A"), ("x.jpg", "A"), ("x.jpg", "b"),
                                                 ("z.jpg", "NOT-B")]))
     run = score(tmp_path, phase)
     assert run.scores()["uar"] == 1.0
@@ -243,13 +236,13 @@ def test_merged_label_not_valid_for_its_subset(tmp_path):
     for name in ("Pizan", "Tasso"):
         os.remove(str(phase / "res" / (name + "_labels.csv")))
     rows = [(n, "0") for n in PIZAN] + [(n, "maybe") for n in TASSO]
-    write(phase / "res" / "labels.csv", merged(rows))
+    write_file(phase / "res" / "labels.csv", merged(rows))
     failure(tmp_path, phase, "labels.csv line 6", "'maybe'", "subset Tasso", "Tasso/not-Tasso")
 
 
 def test_both_label_forms_refused(tmp_path):
     phase = make_phase(tmp_path)
-    write(phase / "res" / "labels.csv", merged([(n, "0") for n in PIZAN + TASSO]))
+    write_file(phase / "res" / "labels.csv", merged([(n, "0") for n in PIZAN + TASSO]))
     failure(tmp_path, phase, "both labels.csv and Pizan_labels.csv", "keep one form")
 
 
@@ -276,35 +269,35 @@ def test_wrong_case_of_file_names(tmp_path):
 
 def test_bad_label(tmp_path):
     phase = make_phase(tmp_path)
-    write(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN, [0, 0, "maybe", 1]))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN, [0, 0, "maybe", 1]))
     failure(tmp_path, phase, "Pizan_labels.csv line 4 has the label 'maybe'",
             "0/1, authentic/imitation or Pizan/not-Pizan")
     # Another subset's name is not a valid label in a per-subset file.
-    write(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN, [0, 0, "not-Tasso", 1]))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN, [0, 0, "not-Tasso", 1]))
     failure(tmp_path, phase, "Pizan_labels.csv line 4", "'not-Tasso'")
 
 
 def test_duplicate_label(tmp_path):
     phase = make_phase(tmp_path)
-    write(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN + [PIZAN[1]], PIZAN_PRED + [0]))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN + [PIZAN[1]], PIZAN_PRED + [0]))
     failure(tmp_path, phase, "Pizan_labels.csv line 6 repeats PIZAN_000002.jpg (first on line 3)")
 
 
 def test_missing_names_are_an_error(tmp_path):
     phase = make_phase(tmp_path)
-    write(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN[:2], PIZAN_PRED[:2]))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN[:2], PIZAN_PRED[:2]))
     failure(tmp_path, phase, "Pizan_labels.csv lacks 2 of the 4 images", "PIZAN_000003.jpg, PIZAN_000004.jpg")
 
 
 def test_extra_names_are_a_warning_and_scored(tmp_path):
     phase = make_phase(tmp_path)
     expected = score(tmp_path, phase).scores()
-    write(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN + ["PIZAN_999999.jpg"], PIZAN_PRED + [1]))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN + ["PIZAN_999999.jpg"], PIZAN_PRED + [1]))
     names = PIZAN + ["PIZAN_999999.jpg"]
     matrix = np.zeros((5, 5))
     matrix[:4, :4] = PIZAN_DISTANCES
     matrix[4, :] = matrix[:, 4] = 0.01  # nearer than anything: must not count
-    write(phase / "res" / "Pizan_distances.csv", distances_csv(names, matrix))
+    write_file(phase / "res" / "Pizan_distances.csv", distances_csv(names, matrix))
     run = run_scorer(phase, tmp_path / "out2")
     assert run.status == 0, run.stderr
     assert run.scores() == expected
@@ -317,8 +310,8 @@ def test_extension_less_fallback(tmp_path):
     phase = make_phase(tmp_path)
     expected = score(tmp_path, phase).scores()
     jpg = [n.replace(".JPG", ".jpg") for n in TASSO]
-    write(phase / "res" / "Tasso_labels.csv", labels_csv(jpg, TASSO_PRED))
-    write(phase / "res" / "Tasso_distances.csv", distances_csv(jpg, TASSO_DISTANCES))
+    write_file(phase / "res" / "Tasso_labels.csv", labels_csv(jpg, TASSO_PRED))
+    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(jpg, TASSO_DISTANCES))
     run = run_scorer(phase, tmp_path / "out2")
     assert run.status == 0, run.stderr
     assert run.scores() == expected
@@ -329,18 +322,18 @@ def test_extension_less_fallback_refused_when_ambiguous(tmp_path):
     phase = make_phase(tmp_path)
     # Two submitted names share the stem of one ground-truth name.
     names = TASSO[1:] + ["tasso_000010.jpg", "tasso_000010.png"]
-    write(phase / "res" / "Tasso_labels.csv", labels_csv(names, TASSO_PRED[1:] + [1, 1]))
+    write_file(phase / "res" / "Tasso_labels.csv", labels_csv(names, TASSO_PRED[1:] + [1, 1]))
     failure(tmp_path, phase, "Tasso_labels.csv lacks 1 of the 4 images", "tasso_000010.JPG")
 
 
 def test_extension_less_fallback_refused_when_truth_is_ambiguous(tmp_path):
     phase = tmp_path / "input"
-    write(phase / "ref" / "track.yaml", "track: authentication\ndistances: optional\n")
-    write(phase / "ref" / "A.csv", labels_csv(["x.jpg", "x.png", "y.jpg"], [0, 1, 0]))
-    write(phase / "res" / "A_labels.csv", labels_csv(["x.JPG", "x.png", "y.jpg"], [0, 1, 0]))
+    write_file(phase / "ref" / "track.yaml", "track: authentication\ndistances: optional\n")
+    write_file(phase / "ref" / "A.csv", labels_csv(["x.jpg", "x.png", "y.jpg"], [0, 1, 0]))
+    write_file(phase / "res" / "A_labels.csv", labels_csv(["x.JPG", "x.png", "y.jpg"], [0, 1, 0]))
     # x.png matches exactly; x.JPG is then the only candidate for x.jpg's stem.
     assert score(tmp_path, phase).scores()["uar"] == 1.0
-    write(phase / "res" / "A_labels.csv", labels_csv(["x.JPG", "x.PNG", "y.jpg"], [0, 1, 0]))
+    write_file(phase / "res" / "A_labels.csv", labels_csv(["x.JPG", "x.PNG", "y.jpg"], [0, 1, 0]))
     failure(tmp_path, phase, "A_labels.csv lacks 2 of the 3 images", "x.jpg, x.png")
 
 
@@ -373,14 +366,14 @@ def test_distances_ragged_line(tmp_path):
     phase = make_phase(tmp_path)
     text = distances_csv(TASSO, TASSO_DISTANCES).splitlines()
     text[3] = text[3].rsplit(",", 1)[0]
-    write(phase / "res" / "Tasso_distances.csv", "\n".join(text) + "\n")
+    write_file(phase / "res" / "Tasso_distances.csv", "\n".join(text) + "\n")
     failure(tmp_path, phase, "Tasso_distances.csv line 4 has 3 distances; expected 4")
 
 
 def test_distances_not_square(tmp_path):
     phase = make_phase(tmp_path)
     text = distances_csv(TASSO, TASSO_DISTANCES).splitlines()
-    write(phase / "res" / "Tasso_distances.csv", "\n".join(text[:-1]) + "\n")
+    write_file(phase / "res" / "Tasso_distances.csv", "\n".join(text[:-1]) + "\n")
     failure(tmp_path, phase, "Tasso_distances.csv has 3 rows of distances for 4 columns", "square")
 
 
@@ -388,7 +381,7 @@ def test_distances_non_numeric_cell(tmp_path):
     phase = make_phase(tmp_path)
     matrix = [[repr(v) for v in row] for row in TASSO_DISTANCES]
     matrix[2][3] = "abc"
-    write(phase / "res" / "Tasso_distances.csv", "," + ",".join(TASSO) + "\n" + "".join(
+    write_file(phase / "res" / "Tasso_distances.csv", "," + ",".join(TASSO) + "\n" + "".join(
         n + "," + ",".join(row) + "\n" for n, row in zip(TASSO, matrix)))
     failure(tmp_path, phase, "Tasso_distances.csv line 4, column 5 holds 'abc'; expected a number")
 
@@ -398,7 +391,7 @@ def test_distances_nan_is_refused(tmp_path):
     matrix = [[repr(v) for v in row] for row in TASSO_DISTANCES]
     matrix[1][2] = "nan"
     matrix[3][0] = "NaN"  # a later one: the first is named
-    write(phase / "res" / "Tasso_distances.csv", "," + ",".join(TASSO) + "\n" + "".join(
+    write_file(phase / "res" / "Tasso_distances.csv", "," + ",".join(TASSO) + "\n" + "".join(
         n + "," + ",".join(row) + "\n" for n, row in zip(TASSO, matrix)))
     failure(tmp_path, phase, "Tasso_distances.csv line 3, column 4 (tasso_000011.JPG to tasso_000012.JPG) is nan; "
             "every distance must be a number (inf for the farthest).")
@@ -417,7 +410,7 @@ def test_infinite_and_huge_distances_order_as_floats(tmp_path, form):
                        [1.0, 2.0, -np.inf, 0.0]])
     phase = make_phase(tmp_path, subsets=("Tasso",))
     if form == "csv":
-        write(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, matrix))
+        write_file(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, matrix))
     else:
         os.remove(str(phase / "res" / "Tasso_distances.csv"))
         with open(str(phase / "res" / "Tasso_distances.npz"), "wb") as stream:
@@ -430,7 +423,7 @@ def test_infinite_and_huge_distances_order_as_floats(tmp_path, form):
 def test_distances_rows_in_a_different_order_from_columns(tmp_path):
     phase = make_phase(tmp_path)
     columns = [TASSO[0], TASSO[2], TASSO[1], TASSO[3]]
-    write(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, TASSO_DISTANCES, columns))
+    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, TASSO_DISTANCES, columns))
     failure(tmp_path, phase, "Tasso_distances.csv line 3 is named tasso_000011.JPG but column 2 is tasso_000012.JPG",
             "same order")
 
@@ -438,21 +431,21 @@ def test_distances_rows_in_a_different_order_from_columns(tmp_path):
 def test_distances_header_of_numbers(tmp_path):
     phase = make_phase(tmp_path)
     text = distances_csv(TASSO, TASSO_DISTANCES).splitlines()
-    write(phase / "res" / "Tasso_distances.csv", "\n".join(text[1:]) + "\n")
+    write_file(phase / "res" / "Tasso_distances.csv", "\n".join(text[1:]) + "\n")
     failure(tmp_path, phase, "Tasso_distances.csv line 1 holds numbers", "header row of file names")
 
 
 def test_distances_duplicate_name(tmp_path):
     phase = make_phase(tmp_path)
     names = TASSO[:3] + [TASSO[0]]
-    write(phase / "res" / "Tasso_distances.csv", distances_csv(names, TASSO_DISTANCES))
+    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(names, TASSO_DISTANCES))
     failure(tmp_path, phase, "Tasso_distances.csv names tasso_000010.JPG twice")
 
 
 def test_distances_missing_names(tmp_path):
     phase = make_phase(tmp_path)
     matrix = np.array(TASSO_DISTANCES)[:3, :3]
-    write(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO[:3], matrix))
+    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO[:3], matrix))
     failure(tmp_path, phase, "Tasso_distances.csv lacks 1 of the 4 images", "tasso_000013.JPG")
 
 
@@ -522,7 +515,7 @@ def test_npz_floats_have_no_bound_and_integers_stop_at_2_to_the_53(tmp_path):
 def test_npz_not_an_archive(tmp_path):
     phase = make_phase(tmp_path)
     os.remove(str(phase / "res" / "Tasso_distances.csv"))
-    write(phase / "res" / "Tasso_distances.npz", "not a zip")
+    write_file(phase / "res" / "Tasso_distances.npz", "not a zip")
     failure(tmp_path, phase, "Tasso_distances.npz is not a readable .npz archive")
 
 
@@ -549,7 +542,7 @@ def test_documentation_required(tmp_path):
     failure(tmp_path, make_phase(tmp_path, yaml, documentation=False),
             "The submission has no documentation; add a README.md, .txt or .pdf")
     phase = make_phase(tmp_path / "b", yaml, documentation=False)
-    write(phase / "res" / "method.PDF", "%PDF-1.4\n")
+    write_file(phase / "res" / "method.PDF", "%PDF-1.4\n")
     run = score(tmp_path / "b", phase)
     assert "Documentation: method.PDF." in html(run)
 
@@ -570,7 +563,7 @@ def test_csv_reader_paths_agree(tmp_path, fixed_width, quoted):
     text = ("," + ",".join(shown) + "\n" + "".join(
         name + "," + ",".join(cell % float(d) for d in row) + "\n" for name, row in zip(shown, TASSO_DISTANCES)))
     path = tmp_path / "Tasso_distances.csv"
-    write(path, text)
+    write_file(path, text)
     with open(str(path), "rb") as stream:
         stream.readline()
         assert (reader._parse_fixed_width(stream, 4, []) is not None) == (fixed_width and not quoted)
@@ -579,7 +572,7 @@ def test_csv_reader_paths_agree(tmp_path, fixed_width, quoted):
     assert matrix.tolist() == TASSO_DISTANCES
     lines = text.splitlines()
     lines[2] += "," + cell % 0.5  # one distance too many on line 3
-    write(path, "\n".join(lines) + "\n")
+    write_file(path, "\n".join(lines) + "\n")
     with pytest.raises(SubmissionError, match="line 3 has 5 distances; expected 4"):
         reader.read_distances_csv(str(path), "Tasso_distances.csv")
 
@@ -731,17 +724,17 @@ def test_fixed_width_csv_blocks_and_departures(tmp_path, monkeypatch):
     names = ["PIZAN_%06d.jpg" % i for i in range(n)]
     rows = [name + "," + ",".join("%.6f" % v for v in row) for name, row in zip(names, values)]
     path = tmp_path / "Pizan_distances.csv"
-    write(path, "," + ",".join(names) + "\n" + "\n".join(rows) + "\n")
+    write_file(path, "," + ",".join(names) + "\n" + "\n".join(rows) + "\n")
     got_names, matrix = reader.read_distances_csv(str(path), "Pizan_distances.csv")
     assert got_names == names and matrix.tolist() == [[float("%.6f" % v) for v in row] for row in values]
     # A bad cell in a later block is named by the general path, as before.
     bad = list(rows)
     bad[9] = bad[9][:-8] + "x.123456"
-    write(path, "," + ",".join(names) + "\n" + "\n".join(bad) + "\n")
+    write_file(path, "," + ",".join(names) + "\n" + "\n".join(bad) + "\n")
     with pytest.raises(SubmissionError, match="line 11, column 13 holds 'x.123456'"):
         reader.read_distances_csv(str(path), "Pizan_distances.csv")
     # A name with a comma, a quoted name and rows after the square are the general path's.
     for changed in (rows[:5] + ['"PIZAN_000005.jp",' + rows[5].split(",", 1)[1]] + rows[6:], rows + rows[:1]):
-        write(path, "," + ",".join(names) + "\n" + "\n".join(changed) + "\n")
+        write_file(path, "," + ",".join(names) + "\n" + "\n".join(changed) + "\n")
         with pytest.raises(SubmissionError):
             reader.read_distances_csv(str(path), "Pizan_distances.csv")

@@ -25,18 +25,31 @@ import yaml
 from conftest import ROOT
 
 import make_bundle
-import platforms
+from platforms import codabench, codalab, model
 from scoring import layout
 from scoring import platform as program_platform
+from scoring.columns import Column, Metric
 
 DEMO = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
 TRACKS = [name for name, _, _, _ in DEMO]
 SOURCE = make_bundle.complete_source(make_bundle.read_yaml(make_bundle.DEMO_SOURCE), make_bundle.DEMO_SOURCE,
-                                     [(name, kind) for name, kind, _, _ in DEMO])
+                                     [(name, kind, []) for name, kind, _, _ in DEMO])
+
+def columns_of(keys, lower_is_better=()):
+    """Leaderboard columns (columns.Column) of these keys, higher is better unless listed."""
+    return [Column(key, key, Metric(key, "", key in lower_is_better)) for key in keys]
+
 
 # apps/web/models.py, CompetitionDefBundle.unpack: the top level (html, phases and leaderboard
 # removed) is passed to Competition(**comp_base), each phase to CompetitionPhase.objects.
 # get_or_create(**phase_spec): a key that is no field of those models fails the upload.
+
+
+def described(source):
+    """The competition of a source alone, for what a writer reads of its source only."""
+    return model.Competition(source, [], program=None, kits={}, logo=None, pages=None)
+
+
 V15_COMPETITION_KEYS = {"title", "description", "image", "has_registration", "end_date",
                         "force_submission_to_leaderboard", "enable_detailed_results",
                         "competition_docker_image", "html", "phases", "leaderboard"}
@@ -71,23 +84,6 @@ V2_COLUMN_KEYS = {"computation", "computation_indexes", "title", "key", "sorting
 V2_AUTO_SUBMISSION_RULES = {"Force_Last", "Force_Best", "Force_Latest_Multiple"}
 
 
-@pytest.fixture(scope="module")
-def dist(tmp_path_factory):
-    """The demo, one competition per track: dist/<track>/competition.zip (v1.5) and
-    dist/<track>/codabench_competition.zip."""
-    target = str(tmp_path_factory.mktemp("dist"))
-    make_bundle.build(target)
-    return target
-
-
-@pytest.fixture(scope="module")
-def together(tmp_path_factory):
-    """The demo as one competition (make_bundle.py --together): v1.5 only."""
-    target = str(tmp_path_factory.mktemp("together"))
-    make_bundle.build(target, together=True)
-    return target
-
-
 def read_zip(path_or_bytes):
     source = path_or_bytes
     if isinstance(path_or_bytes, bytes):
@@ -108,7 +104,7 @@ def extract(data, destination):
 
 def wrapped(data, folder):
     """The same zip with every entry inside one top folder (a participant zipping a folder)."""
-    return platforms.zip_entries([(folder + "/" + name, content) for name, content in sorted(read_zip(data).items())])
+    return model.zip_entries([(folder + "/" + name, content) for name, content in sorted(read_zip(data).items())])
 
 
 def kit_sample(kit):
@@ -118,7 +114,7 @@ def kit_sample(kit):
     entries = [(name[len(prefix):], content) for name, content in sorted(read_zip(kit).items())
                if name.startswith(prefix) and not name.endswith("/")]
     assert entries, "the starting kit holds no sample_submission/"
-    return platforms.zip_entries(entries)
+    return model.zip_entries(entries)
 
 
 def platform_env():
@@ -279,7 +275,30 @@ def test_codalab_yaml_is_what_the_unpacker_reads(dist, track):
     development = make_bundle.sample_tracks(os.path.join(ROOT, "input"))
     keys = [make_bundle.phase_keys(ref) for name, _, ref, _ in development if name == track][0]
     # One leaderboard, the track's keys in order (the primary key ranked first).
-    assert v15_leaderboards(competition) == {platforms.leaderboard_title(SOURCE, track): keys}
+    assert v15_leaderboards(competition) == {model.leaderboard_title(SOURCE, track): keys}
+
+
+# Codabench's unpacker of v1.5 zips (src/apps/competitions/unpackers/v1.py, V15Unpacker at
+# c7dbc75): the hiding options it reads from each v1.5 phase, and its column title limit.
+V15_TO_CODABENCH_HIDING = ("hide_output", "hide_prediction_output", "hide_score_output")
+
+
+@pytest.mark.parametrize("track", TRACKS)
+def test_codalab_zip_is_not_for_codabench(dist, track):
+    """Run on Codabench's site: the converted v1.5 zips of authentication and events scored
+    every submission right but put none on the leaderboard (no submission rule) and gave each
+    participant the scoring output with private/ (hide_score_output False); the lines zip failed
+    ("columns: title: Ensure this field has no more than 36 characters"). v1.5 itself refuses a
+    phase key that is no CompetitionPhase field, so the zip cannot carry the hiding options:
+    the build says to upload codabench_competition.zip to Codabench."""
+    _, competition = codalab_zip(dist, track)
+    for phase in competition["phases"].values():
+        assert not any(phase.get(key, False) for key in V15_TO_CODABENCH_HIDING)
+        assert not set(V15_TO_CODABENCH_HIDING) & V15_PHASE_KEYS
+    titles = [c["label"] for c in competition["leaderboard"]["columns"].values()]
+    assert (max(len(t) for t in titles) > codabench.MAX_TITLE) == (track == "lines")
+    (note,) = codalab.manifest(described(SOURCE))["notes"]
+    assert "not for Codabench" in note and "private/" in note and "codabench_competition.zip" in note
 
 
 @pytest.mark.parametrize("track", TRACKS)
@@ -372,7 +391,7 @@ def test_codalab_program_zip_survives_flattening_rules(dist, tmp_path):
     assert "metadata" in files and "evaluate.py" in files
     assert not any(name.endswith(".pyc") or "__pycache__" in name for name in files)
     as_is = str(tmp_path / "as_is")
-    extract(platforms.zip_entries(sorted(files.items())), as_is)
+    extract(model.zip_entries(sorted(files.items())), as_is)
     before = sorted(os.listdir(as_is))
     v15_flatten(as_is)
     assert sorted(os.listdir(as_is)) == before
@@ -382,7 +401,7 @@ def test_codalab_together_ranks_each_track_in_its_own_phases(together, tmp_path)
     """make_bundle.py --together: v1.5 links every leaderboard to every phase
     (CompetitionDefBundle.unpack, SubmissionResultGroupPhase) and a phase ranks its own
     submissions, so each track's phases fill exactly its own leaderboard. Codabench gets no
-    such competition (platforms.codabench_refusal)."""
+    such competition (platforms/codabench.py, refusal)."""
     assert not os.path.exists(os.path.join(together, "codabench_competition.zip"))
     files = read_zip(os.path.join(together, "competition.zip"))
     competition = yaml.safe_load(files["competition.yaml"])
@@ -417,7 +436,7 @@ def get_datetime(field):
         return None
     if isinstance(field, datetime.date):
         return datetime.datetime.combine(field, datetime.time())
-    return datetime.datetime.strptime(field, platforms.DATE_FORMAT)  # dateutil's parse, on our format
+    return datetime.datetime.strptime(field, model.DATE_FORMAT)  # dateutil's parse, on our format
 
 
 def validate_phase_ordering(phases):
@@ -441,7 +460,7 @@ def test_codabench_date_rules_as_modelled():
     touching = [{"name": "D", "start": midnight - datetime.timedelta(days=9), "end": midnight},
                 {"name": "F", "start": midnight, "end": midnight + datetime.timedelta(days=9)}]
     assert validate_phase_ordering(touching) == "Phases dates conflict"
-    touching[0]["end"] = midnight - platforms.PHASE_GAP
+    touching[0]["end"] = midnight - codabench.PHASE_GAP
     assert validate_phase_ordering(touching) is None
 
 
@@ -474,6 +493,7 @@ def check_codabench_yaml(v2):
         # competitions/models.py, Phase.execution_time_limit: seconds (the unpacker reads no other name).
         assert isinstance(phase["execution_time_limit"], int) and phase["execution_time_limit"] > 0
         assert phase["hide_score_output"] is True and phase["hide_output"] is False
+        assert phase["hide_prediction_output"] is True
         assert phase["auto_migrate_to_this_phase"] is False
         assert len(phase["tasks"]) == 1 and set(phase["tasks"]) <= set(tasks)
         assert phase["starting_kit"] in files
@@ -503,8 +523,8 @@ def test_codabench_yaml_is_what_the_unpacker_reads(dist, track):
     parsed = check_codabench_yaml((files, competition))
     assert competition["docker_image"] == SOURCE["docker_image"]
     assert all(p["execution_time_limit"] == SOURCE["execution_time_limit"] for p in competition["phases"])
-    development_start, final_start, end = platforms.schedule(SOURCE)
-    assert [(p["start"], p["end"]) for p in parsed] == [(development_start, final_start - platforms.PHASE_GAP),
+    development_start, final_start, end = model.schedule(SOURCE)
+    assert [(p["start"], p["end"]) for p in parsed] == [(development_start, final_start - codabench.PHASE_GAP),
                                                          (final_start, end)]
 
 
@@ -522,7 +542,7 @@ def codabench_prediction_step(submission, workdir):
     status = {"exitCode": None, "elapsedTime": None, "ingestionExitCode": None, "ingestionElapsedTime": None}
     with open(os.path.join(output, "metadata"), "w") as stream:
         stream.write(yaml.dump(status, default_flow_style=False))
-    return platforms.zip_entries(platforms.tree_entries(output))
+    return model.zip_entries(model.tree_entries(output))
 
 
 def codabench_scoring_step(files, task, prediction, workdir):
@@ -569,6 +589,14 @@ def scoring_result_for_participant(phase):
     return None if (phase["hide_output"] or phase["hide_score_output"]) else "scoring_result.zip"
 
 
+def prediction_result_for_non_admin(phase):
+    """SubmissionFilesSerializer.get_prediction_result: None for anyone but the competition's
+    admins when the phase hides its output or its prediction output. Run at c7dbc75: the
+    anonymous get_details of a leaderboard submission, and the participant's own, gave
+    prediction_result null, the organizer's a URL."""
+    return None if (phase["hide_output"] or phase["hide_prediction_output"]) else "prediction_result.zip"
+
+
 def check_codabench_phases_score(v2, workdir):
     """Every phase: its solution (the phase's sample), flat and zipped in a folder, through
     the prediction and the scoring step, fills every column; the page is where the worker
@@ -594,6 +622,7 @@ def check_codabench_phases_score(v2, workdir):
                 assert "</html>" in stream.read()
             if os.path.isdir(os.path.join(output, "private")):
                 assert scoring_result_for_participant(phase) is None  # private/ is in that zip
+            assert prediction_result_for_non_admin(phase) is None  # a copy of the participant's files
             results.append(scores)
         assert results[0] == results[1]
 
@@ -723,8 +752,8 @@ def test_codabench_phase_statuses_and_the_warning_of_a_closed_schedule(dist, tra
     for now in moments:
         statuses = [phase_status(start, end, now) for start, end in phases]
         assert statuses.count("Current") <= 1, (now, statuses)
-        assert statuses == [platforms.codabench_phase_status(start, end, now) for start, end in phases]
-        closed = [w for w in platforms.codabench_warnings(SOURCE, now) if "every phase" in w]
+        assert statuses == [codabench.phase_status(start, end, now) for start, end in phases]
+        closed = [w for w in codabench.warnings(described(SOURCE), now) if "every phase" in w]
         assert bool(closed) == (statuses == ["Previous", "Previous"]), (now, statuses, closed)
     assert [phase_status(s, e, phases[0][0] + datetime.timedelta(days=1)) for s, e in phases] == ["Current", "Next"]
 
@@ -792,22 +821,25 @@ def test_withheld_final_reference_holds_no_ground_truth(withheld, track, tmp_pat
     assert task["reference_data"] == "%s_final_stand_in_reference.zip" % track
     assert "%s_final_reference.zip" % track not in files
     stand_in = read_zip(files[task["reference_data"]])
-    real_dir = os.path.join(folder, "final", track)
-    real = read_zip(platforms.zip_entries(platforms.tree_entries(real_dir)))
+    with open(os.path.join(dist, track, "codabench_final_reference_%s.zip" % track), "rb") as stream:
+        real_zip = stream.read()  # the organizer's final/<track>/, its track.yaml with the titles
+    real = read_zip(real_zip)
     for name, data in real.items():
         assert data not in stand_in.values(), name
     config = yaml.safe_load(stand_in["track.yaml"])
     assert config.pop("stand_in") is True
     assert config == yaml.safe_load(real["track.yaml"])
     assert set(stand_in) == set(real)  # the same names: a submission is read as on the real data
+    real_dir = str(tmp_path / "real")
+    extract(real_zip, real_dir)
     phase = make_bundle.Phase(track, config["track"], "final", perturbed_labels(real_dir, str(tmp_path / "p")),
                               None, [])
-    assert make_bundle.stand_in_zip(phase) == files[task["reference_data"]]
+    assert described({}).stand_in(phase) == files[task["reference_data"]]
     v15_files, v15 = codalab_zip(dist, track)
     assert read_zip(v15_files[v15["phases"][2]["reference_data"]]) == real
     # the overview tells participants what Codabench's final phase shows until it closes; v1.5's does not
-    assert make_bundle.page_texts.WITHHELD in files["overview.html"].decode("utf-8")
-    assert make_bundle.page_texts.WITHHELD not in v15_files["overview.html"].decode("utf-8")
+    assert codabench.WITHHELD in files["overview.html"].decode("utf-8")
+    assert codabench.WITHHELD not in v15_files["overview.html"].decode("utf-8")
 
 
 @pytest.mark.parametrize("track", TRACKS)
@@ -843,7 +875,7 @@ def without_first_data_file(submission):
     """The submission without its first file (README.md kept): a file the phase requires."""
     entries = sorted(read_zip(submission).items())
     dropped = [name for name, _ in entries if name != "README.md"][0]
-    return platforms.zip_entries([(n, d) for n, d in entries if n != dropped]), dropped
+    return model.zip_entries([(n, d) for n, d in entries if n != dropped]), dropped
 
 
 @pytest.mark.parametrize("track", TRACKS)
@@ -896,24 +928,37 @@ def test_withheld_real_reference_scores_as_the_real_phase(withheld, track, tmp_p
 
 
 def test_the_build_warns_unless_the_final_reference_is_withheld():
-    warned = [w for w in platforms.codabench_warnings(SOURCE) if "codabench_final_reference: withheld" in w]
+    warned = [w for w in codabench.warnings(described(SOURCE)) if "codabench_final_reference: withheld" in w]
     assert len(warned) == 1 and warned[0].count(". ") == 0  # one sentence
     source = dict(SOURCE, codabench_final_reference="withheld")
-    assert not [w for w in platforms.codabench_warnings(source) if "codabench_final_reference" in w]
+    assert not [w for w in codabench.warnings(described(source)) if "codabench_final_reference" in w]
 
 
 # ---------------------------------------------------------------------------- both
 
 
 @pytest.mark.parametrize("track", TRACKS)
-def test_terms_say_the_leaderboard_page_is_open_to_anyone(dist, track):
-    """apps/web/views.py, MyCompetitionSubmissionOutput.get: detailed_results.html of a
-    submission that has a PhaseLeaderBoardEntry is served to any visitor, signed in or not
-    (get_file_for_download with override_permissions); force_submission_to_leaderboard puts
-    every finished submission there. Codabench: SubmissionViewSet.get_detail_result."""
+def test_terms_say_what_each_platform_shows_to_anyone(dist, track):
+    """Each platform's terms say what it shows beyond the participant. v1.5: apps/web/views.py,
+    MyCompetitionSubmissionOutput.get serves detailed_results.html of a submission that has a
+    PhaseLeaderBoardEntry to any visitor (force_submission_to_leaderboard puts every finished
+    submission there). Codabench (run at c7dbc75): an anonymous get_details of a leaderboard
+    submission gave its data_file, the zip the participant uploaded, whatever the phase's
+    options short of hide_output, and whether the competition was published or not; the
+    reference data of every task are downloadable. EvalAI (run at 0f04039): the leaderboard
+    ranks each team's best public submission."""
     files, _ = codalab_zip(dist, track)
     terms = " ".join(files["terms.html"].decode("utf-8").split())
-    assert "can be opened by anyone, on Codalab v1.5 as on Codabench" in terms
+    assert "detailed results page of the submission on the leaderboard (your latest) can be opened by anyone" in terms
+    assert "Codabench" not in terms and "EvalAI" not in terms
+    files, _ = codabench_zip(dist, track)
+    terms = " ".join(files["terms.html"].decode("utf-8").split())
+    assert "the zip you uploaded, whose address Codabench gives to every visitor" in terms
+    assert "whether or not the competition is published" in terms
+    assert "the final phase's test set included" in terms  # the demo includes its final reference
+    files = read_zip(os.path.join(dist, track, "evalai_challenge.zip"))
+    terms = " ".join(files["templates/terms.html"].decode("utf-8").split())
+    assert "each team's best public submission" in terms and "never listed to participants" in terms
 
 
 def test_final_reference_data_hide_the_ground_truth(dist):
@@ -930,30 +975,30 @@ def test_build_refuses_a_public_final_phase_unless_marked(tmp_path):
     os.makedirs(ref)
     with open(os.path.join(ref, "track.yaml"), "w") as stream:
         stream.write("track: lines\npublic_details: true\n")
-    phase = make_bundle.Phase("lines", "lines", "final", ref, ref, ["line_iu"])
+    phase = make_bundle.Phase("lines", "lines", "final", ref, ref, columns_of(["line_iu"]))
     source = {"phases": {"final": {}}}
     with pytest.raises(SystemExit) as refused:
-        platforms.check_public_details(source, [phase])
+        model.check_public_details(source, [phase])
     assert "public_details: true" in str(refused.value) and "lines" in str(refused.value)
     source["phases"]["final"]["public_details"] = True
-    platforms.check_public_details(source, [phase])
+    model.check_public_details(source, [phase])
     phase.stage = "development"
-    platforms.check_public_details({"phases": {"final": {}}}, [phase])
+    model.check_public_details({"phases": {"final": {}}}, [phase])
 
 
 def test_titles_fit_without_cutting_words():
     source = {"tracks": {"lines": {"labels": {"ra": "Recognition accuracy", "line_iu": "Line IU"}}}}
-    assert platforms.column_label(source, "lines", "ra") == "Recognition accuracy"
-    assert platforms.column_label(source, "lines", "latin2_ra") == "latin2 Recognition accuracy"
-    assert platforms.column_label(source, "lines", "fest2025_latin14396_ra", 36) == "fest2025 latin14396 RA"
-    assert platforms.column_label(source, "lines", "fest2025_latin14396_ra", 50) == \
+    assert model.column_label(source, "lines", "ra", 36) == "Recognition accuracy"
+    assert model.column_label(source, "lines", "latin2_ra", 36) == "latin2 Recognition accuracy"
+    assert model.column_label(source, "lines", "fest2025_latin14396_ra", 36) == "fest2025 latin14396 RA"
+    assert model.column_label(source, "lines", "fest2025_latin14396_ra", 50) == \
         "fest2025 latin14396 Recognition accuracy"
-    assert platforms.column_label(source, "lines", "fest2025_syriaque341_line_iu", 36) == \
+    assert model.column_label(source, "lines", "fest2025_syriaque341_line_iu", 36) == \
         "fest2025 syriaque341 Line IU"
     for track in TRACKS:
-        for key in make_bundle.phase_keys(os.path.join(ROOT, "input", "ref", track)):
-            for limit in (platforms.CODABENCH_MAX_TITLE, platforms.CODALAB_MAX_LABEL):
-                title = platforms.column_label(SOURCE, track, key, limit)
+        for key in [c.key for c in make_bundle.phase_columns(os.path.join(ROOT, "input", "ref", track))]:
+            for limit in (codabench.MAX_TITLE, codalab.MAX_LABEL):
+                title = model.column_label(SOURCE, track, key, limit)
                 assert len(title) <= limit
                 labels = " ".join(list(SOURCE["tracks"][track].get("labels", {}).values()) + [key.replace("_", " ")])
                 words = set(labels.split()) | set(labels.upper().split())
@@ -969,25 +1014,26 @@ def test_track_competition_title_fits_codalab():
     assert make_bundle.track_source(source, "short")["title"] == "x" * 80 + ": Lines"  # 87 characters
     assert make_bundle.track_source(source, "long")["title"] == "Cultural events (ChaLearn)"  # 108 otherwise
     base = {"description": "", "logo": "logo.png", "docker_image": "image"}
-    assert platforms.codalab_base(base, "y" * V15_MAX_TITLE, None)["title"] == "y" * V15_MAX_TITLE
+    assert codalab.base(base, "y" * V15_MAX_TITLE, None)["title"] == "y" * V15_MAX_TITLE
     with pytest.raises(SystemExit) as refused:
-        platforms.codalab_base(base, "y" * (V15_MAX_TITLE + 1), None)
+        codalab.base(base, "y" * (V15_MAX_TITLE + 1), None)
     assert "101 characters" in str(refused.value) and "100" in str(refused.value)
 
 
 def test_build_refuses_a_key_too_long_for_codabench():
-    phase = make_bundle.Phase("lines", "lines", "development", "", "", ["a_manuscript_with_a_long_name_line_iu"])
+    phase = make_bundle.Phase("lines", "lines", "development", "", "",
+                              columns_of(["a_manuscript_with_a_long_name_line_iu"]))
     with pytest.raises(SystemExit) as refused:
-        platforms.check_keys([phase])
+        model.check_keys([phase], [codabench.KEY_LIMIT, codalab.KEY_LIMIT])
     assert "36" in str(refused.value) and "a_manuscript_with_a_long_name_line_iu" in str(refused.value)
 
 
 def test_schedule_refuses_dates_out_of_order():
     source = {"dates": {"development": "2026-04-01", "final": "2026-04-01 00:00:30", "end": "2026-05-01"}}
     with pytest.raises(SystemExit):
-        platforms.schedule(source)
+        model.schedule(source, codabench.PHASE_GAP)
     source["dates"]["final"] = datetime.date(2026, 4, 2)
-    assert platforms.schedule(source)[1] == datetime.datetime(2026, 4, 2)
+    assert model.schedule(source, codabench.PHASE_GAP)[1] == datetime.datetime(2026, 4, 2)
 
 
 def check_same_keys(v15, v2):
@@ -1009,3 +1055,24 @@ def test_both_platforms_list_the_same_keys_and_the_page_explains_them(dist, trac
 
 def test_committed_competition_files_are_current():
     assert make_bundle.check(), "run `make bundle` and commit competition/codalab/ and competition/codabench/"
+
+
+def test_the_build_warns_of_a_time_limit_over_codabenchs_default_queue():
+    """competitions/tasks.py, _send_to_compute_worker: a phase on the default queue runs at most
+    MAX_EXECUTION_TIME_LIMIT (600 s; the run at c7dbc75 handed the worker 600 for the phases'
+    1800) unless the competition names its own queue."""
+    def warned(**fields):
+        return [w for w in codabench.warnings(described(dict(SOURCE, **fields))) if "default queue" in w]
+
+    assert len(warned(execution_time_limit=601)) == 1 and "601 s" in warned(execution_time_limit=601)[0]
+    assert not warned(execution_time_limit=600)
+    assert not warned(execution_time_limit=1800, codabench_queue="my-vhost")
+
+
+def test_the_build_warns_while_the_data_page_is_the_placeholder(tmp_path):
+    page = tmp_path / "data.html"
+    page.write_text("<h2>Data</h2><p>Download it from our server.</p>")
+    placeholder = [w for w in make_bundle.warnings(described(dict(SOURCE, pages={}))) if "data page" in w]
+    assert len(placeholder) == 1 and "pages: data:" in placeholder[0]
+    assert not [w for w in make_bundle.warnings(described(dict(SOURCE, pages={"data": str(page)})))
+                if "data page" in w]

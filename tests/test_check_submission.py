@@ -70,7 +70,10 @@ def test_checker_refuses_a_file_that_is_no_zip(tmp_path):
 @pytest.mark.parametrize("script,fix", [
     ("evaluate.py", "run `make score` (it installs them in .venv), then `.venv/bin/python program/evaluate.py "
                     "INPUT OUTPUT`."),
-    ("check_submission.py", "python3 -m pip install numpy scipy Pillow PyYAML."),
+    ("check_submission.py", "install them in a virtual environment and run the checker with its Python: python3 -m "
+                            "venv venv, then venv/bin/python -m pip install -r requirements.txt and venv/bin/python "
+                            "check_submission.py SUBMISSION (on Windows venv\\Scripts\\python; README.md of the "
+                            "starting kit)."),
 ])
 def test_missing_packages_get_a_sentence_not_a_traceback(tmp_path, script, fix):
     """A fresh clone run with a Python without the packages (here: -S, no site-packages)."""

@@ -14,13 +14,12 @@ stray temporary file) fails the round.
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
 
 from conftest import PROGRAM, Forked, program_main, run_scorer
-from malformed import SAMPLE
+import phases
 
 from scoring.itemview import ItemView, leaderboard
 from scoring.report import format_score
@@ -29,8 +28,7 @@ ROUNDS = 50
 
 
 def make_phase(root, change=None):
-    for side in ("ref", "res"):
-        shutil.copytree(os.path.join(SAMPLE, side, "events"), os.path.join(root, side, "events"))
+    phases.sample_phase(root, "events")
     if change is not None:
         change(os.path.join(root, "res", "events"))
     return root
@@ -97,10 +95,10 @@ def finish(handle):
 
 
 def test_two_runs_on_one_output_fifty_rounds(tmp_path):
-    phases = {"a": make_phase(str(tmp_path / "a")),
+    inputs = {"a": make_phase(str(tmp_path / "a")),
               "b": make_phase(str(tmp_path / "b"), reverse_first_category),
               "refused": make_phase(str(tmp_path / "refused"), drop_first_category)}
-    expected = dict((name, solo(phase, str(tmp_path / ("solo-" + name)))) for name, phase in phases.items())
+    expected = dict((name, solo(phase, str(tmp_path / ("solo-" + name)))) for name, phase in inputs.items())
     assert expected["a"][0] == expected["b"][0] == 0 and expected["refused"][0] == 1
     assert expected["a"][2] != expected["b"][2]  # two different sets of scores: a mix would show
     output = str(tmp_path / "output")
@@ -110,8 +108,8 @@ def test_two_runs_on_one_output_fifty_rounds(tmp_path):
         rng.shuffle(pair)
         delay = rng.uniform(0.0, 0.05)
         # The first round starts two fresh interpreters, as a worker would; the others fork.
-        first = start(phases[pair[0]], output, 0.0, round_number == 0)
-        second = start(phases[pair[1]], output, delay, round_number == 0)
+        first = start(inputs[pair[0]], output, 0.0, round_number == 0)
+        second = start(inputs[pair[1]], output, delay, round_number == 0)
         results = [finish(first), finish(second)]
         for name, (status, stderr) in zip(pair, results):
             assert "Traceback" not in stderr, (round_number, stderr)

@@ -7,6 +7,7 @@ import shutil
 import numpy as np
 import pytest
 from conftest import ROOT, assert_clean_failure, run_scorer
+from phases import write_phase
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring.errors import SubmissionError
@@ -16,20 +17,6 @@ from scoring.tracks.events import HARDEST, hardest_images
 
 SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")
 SAMPLE_RES = os.path.join(ROOT, "input", "res", "events")
-
-
-def phase(tmp_path, ref_files, res_files, config="track: events\n"):
-    """A one-track phase (track at the root of ref/) from {name: text} mappings."""
-    root = tmp_path / "input"
-    for folder, files in (("ref", ref_files), ("res", res_files)):
-        os.makedirs(str(root / folder))
-        for name, text in files.items():
-            data = text if isinstance(text, bytes) else text.encode("utf-8")
-            with open(str(root / folder / name), "wb") as stream:
-                stream.write(data)
-    with open(str(root / "ref" / "track.yaml"), "w") as stream:
-        stream.write(config)
-    return root
 
 
 REF = {
@@ -45,7 +32,7 @@ RES = {
 
 
 def test_hand_worked_map(tmp_path):
-    run = run_scorer(phase(tmp_path, REF, RES), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, RES, "track: events\n"), tmp_path / "out")
     assert run.status == 0, run.stderr
     assert run.scores() == {"map": pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)}
     page = open(os.path.join(run.output, "detailed_results.html")).read()
@@ -64,7 +51,7 @@ def test_formats_tolerated(tmp_path):
         "La_Tomatina.txt": b"\xef\xbb\xbfa.jpg\t0.9\r\nb.jpg  0.8\r\n\r\nc.jpg 0.7 \r\nd.jpg\t1e-1\r\n\r\n\r\n",
         "Holi_Festival.txt": "  d.jpg 0.2\nc.jpg 0.3\nb.jpg 5\na.jpg -1",
     }
-    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\n"), tmp_path / "out")
     assert run.status == 0, run.stderr
     assert run.scores()["map"] == pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)
 
@@ -120,7 +107,7 @@ def trapezoid_ap(labels, scores):
 def test_submission_errors(tmp_path, res_text, fragments):
     res = dict(RES)
     res["La_Tomatina.txt"] = res_text
-    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\n"), tmp_path / "out")
     assert_clean_failure(run, 1, *fragments)
 
 
@@ -128,14 +115,14 @@ def test_submission_errors(tmp_path, res_text, fragments):
 def test_did_you_mean(tmp_path, submitted):
     res = dict(RES)
     res[submitted] = res.pop("La_Tomatina.txt")
-    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\n"), tmp_path / "out")
     assert_clean_failure(run, 1, "no La_Tomatina.txt", "did you mean %s?" % submitted)
 
 
 def test_missing_file_without_near_name(tmp_path):
     res = dict(RES)
     del res["La_Tomatina.txt"]
-    run = run_scorer(phase(tmp_path, REF, res), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\n"), tmp_path / "out")
     assert_clean_failure(run, 1, "The submission has no La_Tomatina.txt")
 
 
@@ -146,7 +133,7 @@ def test_missing_last_ranks_absent_ids_below(tmp_path):
     # b + absent: a, c, d submitted (all negatives), then b: points (0, 0) x3 and (1, 1/4):
     # envelope 1/4 everywhere: AP 1/4.
     res["Holi_Festival.txt"] = "a.jpg 3\nc.jpg 2\nd.jpg 1\n"
-    run = run_scorer(phase(tmp_path, REF, res, "track: events\nmissing: last\n"), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\nmissing: last\n"), tmp_path / "out")
     assert run.status == 0, run.stderr
     assert run.scores()["map"] == pytest.approx((1.0 + 0.25) / 2, abs=1e-10)
     assert "ranked last" in run.stderr
@@ -157,7 +144,7 @@ def test_category_without_positive_is_left_out(tmp_path):
     ref["Up_Helly_Aa.txt"] = "a.jpg 0\nb.jpg -1\nc.jpg 0\nd.jpg 0\n"
     res = dict(RES)
     res["Up_Helly_Aa.txt"] = "a.jpg 0.1\nb.jpg 0.2\nc.jpg 0.3\nd.jpg 0.4\n"
-    run = run_scorer(phase(tmp_path, ref, res), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", ref, res, "track: events\n"), tmp_path / "out")
     assert run.status == 0, run.stderr
     assert run.scores()["map"] == pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)
     assert "Up_Helly_Aa has no positive image" in run.stderr
@@ -174,17 +161,18 @@ def test_category_without_positive_is_left_out(tmp_path):
 def test_reference_errors(tmp_path, ref_change, fragments):
     ref = dict(REF)
     ref.update(ref_change)
-    run = run_scorer(phase(tmp_path, ref, RES), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", ref, RES, "track: events\n"), tmp_path / "out")
     assert_clean_failure(run, 2, *fragments)
 
 
 def test_bad_option(tmp_path):
-    run = run_scorer(phase(tmp_path, REF, RES, "track: events\nmissing: drop\n"), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", REF, RES, "track: events\nmissing: drop\n"), tmp_path / "out")
     assert_clean_failure(run, 2, "missing", "'drop'")
 
 
 def test_public_details_shows_hardest_images(tmp_path):
-    run = run_scorer(phase(tmp_path, REF, RES, "track: events\npublic_details: true\n"), tmp_path / "out")
+    phase = write_phase(tmp_path / "input", REF, RES, "track: events\npublic_details: true\n")
+    run = run_scorer(phase, tmp_path / "out")
     assert run.status == 0, run.stderr
     page = open(os.path.join(run.output, "detailed_results.html")).read()
     assert "Hardest images" in page
@@ -386,7 +374,7 @@ def test_one_submitted_order_for_every_category(tmp_path):
     scores = {"La_Tomatina": [0.4, 0.3, 0.2, 0.1], "Holi_Festival": [0.1, 0.2, 0.3, 0.4],
               "Diwali": [0.5, 0.5, 0.25, 0.75], "Up_Helly_Aa": [0.9, 0.8, 0.7]}
     res = {name + ".txt": "".join("%s %r\n" % pair for pair in zip(order, values)) for name, values in scores.items()}
-    run = run_scorer(phase(tmp_path, ref, res, "track: events\nmissing: last\n"), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", ref, res, "track: events\nmissing: last\n"), tmp_path / "out")
     assert run.status == 0, run.stderr
     aps = []
     for name, bits in labels.items():
@@ -400,7 +388,7 @@ def test_labels_plus_and_minus_one(tmp_path):
     # +1 and 1 are positive, 0 and -1 negative: ranked + - + - -, AP = 5/6 (as RES above).
     ref = {"La_Tomatina.txt": "a.jpg +1\nb.jpg -1\nc.jpg 1\nd.jpg 0\ne.jpg -1\n"}
     res = {"La_Tomatina.txt": "a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\nd.jpg 0.6\ne.jpg 0.1\n"}
-    run = run_scorer(phase(tmp_path, ref, res), tmp_path / "out")
+    run = run_scorer(write_phase(tmp_path / "input", ref, res, "track: events\n"), tmp_path / "out")
     assert run.status == 0, run.stderr
     assert run.scores()["map"] == pytest.approx(5.0 / 6, abs=1e-10)
 

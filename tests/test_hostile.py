@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from conftest import PROGRAM, assert_clean_failure, run_scorer_process
 from malformed import SAMPLE
+from phases import sample_phase, write_phase
 from PIL import Image
 
 from scoring import memory, report
@@ -37,15 +38,6 @@ except ImportError:  # pragma: no cover - Linux only
 #: The address-space limit of the blow-up cases: the scoring program with numpy, scipy and
 #: Pillow loaded and a sample page decoded fits in it; the attacks need several times more.
 ADDRESS_SPACE = 1536 * 1024 * 1024
-
-
-def make_phase(tmp_path, track, yaml=None, name="phase"):
-    root = tmp_path / name
-    for side in ("ref", "res"):
-        shutil.copytree(os.path.join(SAMPLE, side, track), str(root / side / track))
-    if yaml is not None:
-        (root / "ref" / track / "track.yaml").write_text(yaml)
-    return root
 
 
 def score(root):
@@ -95,7 +87,7 @@ def ref(root, track, *parts):
 
 
 def test_stray_quote_early_in_a_large_labels_file(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     path = res(root, "authentication", "Yaqut_labels.csv")
     with open(path) as stream:
         lines = stream.read().splitlines()
@@ -108,12 +100,12 @@ def test_stray_quote_early_in_a_large_labels_file(tmp_path):
 
 def test_a_200000_character_name_in_labels_and_in_a_distance_header(tmp_path):
     long_name = "x" * 200000
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     with open(res(root, "authentication", "Yaqut_labels.csv"), "a") as stream:
         stream.write("%s,0\n" % long_name)
     sentence = refused(root, SubmissionError, "Yaqut_labels.csv line", "longer than 131072 characters")
     assert len(sentence) < 1000
-    root = make_phase(tmp_path, "authentication", name="b")
+    root = sample_phase(tmp_path / "b", "authentication")
     path = res(root, "authentication", "Pizan_distances.csv")
     with open(path) as stream:
         text = stream.read()
@@ -123,7 +115,7 @@ def test_a_200000_character_name_in_labels_and_in_a_distance_header(tmp_path):
 
 
 def test_the_organizers_csv_with_a_huge_field_is_a_reference_error(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     with open(ref(root, "authentication", "Tasso.csv"), "a") as stream:
         stream.write('"%s,0\n' % ("y" * 150000))
     refused(root, ReferenceDataError, "ref/authentication/Tasso.csv line")
@@ -133,14 +125,14 @@ def test_the_organizers_csv_with_a_huge_field_is_a_reference_error(tmp_path):
 
 
 def test_a_fifo_where_labels_are_expected_is_refused_without_blocking(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     fifo_in_place_of(res(root, "authentication", "Pizan_labels.csv"))
     run = run_limited(root, timeout=60)
     assert_clean_failure(run, 1, "Pizan_labels.csv is a named pipe (FIFO); submit regular files and folders only.")
 
 
 def test_a_fifo_in_the_reference_is_an_organizer_error(tmp_path):
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     fifo_in_place_of(ref(root, "events", "Oktoberfest.txt"))
     run = run_limited(root, timeout=60)
     assert run.status in (0, 2) and "Traceback" not in run.stderr  # a FIFO is no <Category>.txt file
@@ -151,7 +143,7 @@ def test_a_fifo_in_the_reference_is_an_organizer_error(tmp_path):
 
 
 def test_a_socket_and_a_device_are_refused(tmp_path):
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     os.remove(res(root, "events", "Diwali_Festival.txt"))
     server = socket.socket(socket.AF_UNIX)
     try:
@@ -168,7 +160,7 @@ def test_a_socket_and_a_device_are_refused(tmp_path):
 
 
 def test_a_directory_where_a_distance_file_is_expected(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     os.remove(res(root, "authentication", "Yaqut_distances.csv"))
     os.mkdir(res(root, "authentication", "Yaqut_distances.csv"))
     with pytest.raises(SubmissionError) as raised:
@@ -177,20 +169,20 @@ def test_a_directory_where_a_distance_file_is_expected(tmp_path):
 
 
 def test_a_hard_link_to_the_ground_truth_is_refused(tmp_path):
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     os.remove(res(root, "events", "Holi_Festival.txt"))
     os.link(ref(root, "events", "Holi_Festival.txt"), res(root, "events", "Holi_Festival.txt"))
     refused(root, SubmissionError, "Holi_Festival.txt is a hard link to a file of the reference data")
 
 
 def test_a_hard_link_inside_the_submission_is_fine(tmp_path):
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     os.link(res(root, "events", "Holi_Festival.txt"), res(root, "events", "copy.dat"))
     score(root)
 
 
 def test_a_tree_1100_levels_deep_is_refused_without_recursion(tmp_path):
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     path = res(root, "events")
     for _ in range(1100):  # os.makedirs and shutil.rmtree recurse: one level at a time
         path = os.path.join(path, "d")
@@ -206,7 +198,7 @@ def test_a_tree_1100_levels_deep_is_refused_without_recursion(tmp_path):
 
 
 def test_a_subset_named_outside_latin1_is_drawn(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     for side, suffix in (("ref", ".csv"), ("res", "_labels.csv"), ("res", "_distances.csv")):
         os.rename(str(root / side / "authentication" / ("Yaqut" + suffix)),
                   str(root / side / "authentication" / ("\u064a\u0627\u0642\u0648\u062a" + suffix)))
@@ -266,7 +258,7 @@ def _tasso_names(root):
 
 
 def test_npz_declaring_a_matrix_larger_than_its_names(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     names = _tasso_names(root)
     _write_npz(res(root, "authentication", "Tasso_distances.npz"), names,
                _npy_header((24000, 24000)) + zlib.compress(b"\x00" * 10 ** 6))
@@ -275,7 +267,7 @@ def test_npz_declaring_a_matrix_larger_than_its_names(tmp_path):
 
 
 def test_npz_whose_matrix_exceeds_the_memory_left_names_the_file(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     names = ["n%05d" % i for i in range(16000)]  # 16000 x 16000 float64: 2 GB, beyond RLIMIT_AS
     _write_npz(res(root, "authentication", "Tasso_distances.npz"), names,
                _npy_header((16000, 16000)) + b"\x00" * 1000, zipfile.ZIP_STORED)
@@ -287,7 +279,7 @@ def test_npz_whose_matrix_exceeds_the_memory_left_names_the_file(tmp_path):
 def test_npz_declaring_more_bytes_than_it_holds(tmp_path, compression):
     """A header consistent with the names, but data that cannot be there: refused before
     anything is allocated, even where memory would allow it."""
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     names = ["n%04d" % i for i in range(3000)]
     _write_npz(res(root, "authentication", "Tasso_distances.npz"), names,
                _npy_header((3000, 3000)) + b"\x00" * 1000, compression)
@@ -301,7 +293,7 @@ def test_npz_declaring_more_bytes_than_it_holds(tmp_path, compression):
     (_npy_header((10 ** 7, 10 ** 7)), "is a 10000000 x 10000000 matrix"),
 ])
 def test_npz_headers_that_would_blow_up(tmp_path, header, fragment):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     names = _tasso_names(root) if "10000000" not in fragment else ["a%d" % i for i in range(2)]
     if "10000000" in fragment:
         names = np.array(["a"] * 10 ** 7)  # compressed: 10 MB of 'a' in a few KB
@@ -316,7 +308,7 @@ def _ico_with_png(png_bytes):
 
 
 def test_formats_are_told_by_content_not_by_name(tmp_path):
-    root = make_phase(tmp_path, "lines")
+    root = sample_phase(tmp_path / "phase", "lines")
     page = res(root, "lines", "Latin2", "latin2_001.png")
     buffer = io.BytesIO()
     Image.new("RGB", (128, 96)).save(buffer, "PNG")
@@ -333,7 +325,7 @@ def test_formats_are_told_by_content_not_by_name(tmp_path):
 def test_an_image_too_large_for_the_memory_left_is_refused_from_its_header(tmp_path):
     """A 9000 x 9000 PNG of a few KB (below Pillow's own decompression-bomb limit): refused
     from its header in the ground truth, as decoding needs more than the memory left."""
-    root = make_phase(tmp_path, "lines")
+    root = sample_phase(tmp_path / "phase", "lines")
     raw = zlib.compressobj()
     row = b"\x00" + b"\x00" * 1125  # 1-bit rows of 9000 pixels
     data = b"".join(raw.compress(row) for _ in range(200)) + raw.flush()  # too short: never decoded
@@ -353,13 +345,13 @@ def test_an_image_too_large_for_the_memory_left_is_refused_from_its_header(tmp_p
 def test_yaml_alias_bomb_is_an_organizer_error(tmp_path):
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += ["a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 9)]
-    root = make_phase(tmp_path, "events", "track: events\nmissing: " + "*a8\n" + "\n".join(levels) + "\n")
+    root = sample_phase(tmp_path / "phase", "events", "track: events\nmissing: " + "*a8\n" + "\n".join(levels) + "\n")
     run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
     assert_clean_failure(run, 2, "ref/events/track.yaml uses a YAML alias (*name)")
 
 
 def test_option_values_are_quoted_briefly(tmp_path):
-    root = make_phase(tmp_path, "events", "track: events\nmissing: [%s]\n" % ", ".join(["x"] * 5000))
+    root = sample_phase(tmp_path / "phase", "events", "track: events\nmissing: [%s]\n" % ", ".join(["x"] * 5000))
     sentence = refused(root, ReferenceDataError, "ref/events/track.yaml sets missing to ['x', 'x'")
     assert len(sentence) < 300
 
@@ -377,7 +369,7 @@ def test_did_you_mean_among_40000_decoy_names(tmp_path, monkeypatch):
     decoys = ["La_Tomatinb%05d.txt" % i for i in range(40000)]
     assert events.near_name("La_Tomatina.txt", decoys + ["La_Tomatin.txt"]) == "La_Tomatin.txt"
     assert compared and max(compared) <= events.NEAR_CANDIDATES
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_Tomatin.txt"))
     for name in decoys[:4000]:
         open(res(root, "events", name), "w").close()
@@ -389,7 +381,7 @@ def test_did_you_mean_among_40000_decoy_names(tmp_path, monkeypatch):
 
 def test_control_characters_in_names_are_escaped(tmp_path):
     assert printable("a\nb\x1b[2J\u2028c") == "a\\nb\\x1b[2J\\u2028c"
-    root = make_phase(tmp_path, "events")
+    root = sample_phase(tmp_path / "phase", "events")
     os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_Tomatina\n.txt"))
     run = run_limited(root, timeout=60)
     assert_clean_failure(run, 1, "did you mean events/La_Tomatina\\n.txt?")
@@ -447,12 +439,7 @@ def _png16_rgb(array, transparent=None):
 
 def _lines_phase(tmp_path, truth, yaml="track: lines\n"):
     """A one-page lines phase with the ground-truth mask `truth`."""
-    root = tmp_path / "phase"
-    (root / "ref" / "lines" / "M").mkdir(parents=True)
-    (root / "res" / "lines" / "M").mkdir(parents=True)
-    (root / "ref" / "lines" / "track.yaml").write_text(yaml)
-    Image.fromarray(truth).save(str(root / "ref" / "lines" / "M" / "p.png"))
-    return root
+    return write_phase(tmp_path / "phase", {"lines/track.yaml": yaml, "lines/M/p.png": truth}, {"lines/M": None})
 
 
 def _two_touching_lines():
@@ -517,7 +504,7 @@ def test_palette_index_beyond_the_palette_is_refused(tmp_path):
 
 
 def test_integer_distances_beyond_2_to_the_53_are_refused(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     names = _tasso_names(root)
     n = len(names)
     matrix = np.arange(n * n, dtype=np.int64).reshape(n, n) + 2 ** 53  # 2^53 + k: all distinct integers
@@ -529,7 +516,7 @@ def test_integer_distances_beyond_2_to_the_53_are_refused(tmp_path):
 
 
 def test_a_number_followed_by_letters_is_an_error(tmp_path):
-    root = make_phase(tmp_path, "authentication")
+    root = sample_phase(tmp_path / "phase", "authentication")
     path = res(root, "authentication", "Pizan_distances.csv")
     with open(path) as stream:
         lines = stream.read().splitlines()
@@ -544,7 +531,7 @@ def test_a_number_followed_by_letters_is_an_error(tmp_path):
     ({"Yaqut": "balanced"}, None, "balanced_accuracy"),
 ])
 def test_subset_keys_colliding_after_normalisation(tmp_path, rename, yaml, fragment):
-    root = make_phase(tmp_path, "authentication", yaml)
+    root = sample_phase(tmp_path / "phase", "authentication", yaml)
     for old, new in rename.items():
         for side, suffix in (("ref", ".csv"), ("res", "_labels.csv")):
             os.rename(str(root / side / "authentication" / (old + suffix)),
@@ -553,7 +540,7 @@ def test_subset_keys_colliding_after_normalisation(tmp_path, rename, yaml, fragm
 
 
 def test_a_manuscript_named_fest2025_under_protocol_both(tmp_path):
-    root = make_phase(tmp_path, "lines")
+    root = sample_phase(tmp_path / "phase", "lines")
     for side in ("ref", "res"):
         os.rename(str(root / side / "lines" / "Latin2"), str(root / side / "lines" / "fest2025"))
     refused(root, ReferenceDataError, "The score key fest2025_line_iu would be written twice")
@@ -654,11 +641,11 @@ def test_fest2025_reads_a_dark_ground_truth_line_as_the_official_script(tmp_path
 
 
 def test_fest2025_warns_about_thresholds_the_official_script_ignores(tmp_path):
-    root = make_phase(tmp_path, "lines", "track: lines\nprotocol: fest2025\nthreshold: 0.6\n")
+    root = sample_phase(tmp_path / "phase", "lines", "track: lines\nprotocol: fest2025\nthreshold: 0.6\n")
     log = io.StringIO()
     score_submission(str(root), Log(log))
     assert "threshold is 0.6: fest2025 applies it, whereas the official script hard-codes 0.75" in log.getvalue()
-    root = make_phase(tmp_path, "lines", "track: lines\nprotocol: standard\nthreshold: 0.6\n", name="b")
+    root = sample_phase(tmp_path / "b", "lines", "track: lines\nprotocol: standard\nthreshold: 0.6\n")
     log = io.StringIO()
     score_submission(str(root), Log(log))
     assert "hard-codes" not in log.getvalue()

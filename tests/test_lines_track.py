@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 from conftest import ROOT, assert_clean_failure, run_scorer
+import phases
 from PIL import Image
 
 from scoring.log import Log
@@ -20,27 +21,12 @@ GT[9:11, 2:8] = 255   # line 3: 12 pixels
 
 
 def write_phase(root, predictions, config="", gt=GT, manuscripts=("Latin2",)):
-    """A one-track phase at the root of ref/: page p1 of each manuscript, predictions as
-    {manuscript: (filename, PIL image or bytes)}."""
-    ref, res = os.path.join(str(root), "ref"), os.path.join(str(root), "res")
-    os.makedirs(ref)
-    os.makedirs(res)
-    with open(os.path.join(ref, "track.yaml"), "w") as stream:
-        stream.write("track: lines\n" + config)
-    for manuscript in manuscripts:
-        os.makedirs(os.path.join(ref, manuscript))
-        Image.fromarray(gt).convert("1").save(os.path.join(ref, manuscript, "p1.png"))
-        if manuscript not in predictions:
-            continue
-        os.makedirs(os.path.join(res, manuscript))
-        filename, content = predictions[manuscript]
-        path = os.path.join(res, manuscript, filename)
-        if isinstance(content, bytes):
-            with open(path, "wb") as stream:
-                stream.write(content)
-        else:
-            content.save(path)
-    return str(root)
+    """A one-track phase at the root of ref/ (tests/phases.py): page p1 of each manuscript,
+    predictions as {manuscript: (filename, PIL image or bytes)}."""
+    ref = dict((manuscript + "/p1.png", Image.fromarray(gt).convert("1")) for manuscript in manuscripts)
+    res = dict((manuscript + "/" + filename, content) for manuscript, (filename, content) in predictions.items()
+               if manuscript in manuscripts)
+    return str(phases.write_phase(root, ref, res, "track: lines\n" + config))
 
 
 def colour_map(ids, colours):
@@ -332,13 +318,8 @@ def touching_lines_page():
 
 def instance_phase(root, config):
     """The ground truth itself submitted as the prediction, on one page."""
-    ref, res = os.path.join(str(root), "ref"), os.path.join(str(root), "res")
-    for folder in (ref, res):
-        os.makedirs(os.path.join(folder, "Latin2"))
-        touching_lines_page().save(os.path.join(folder, "Latin2", "p1.png"))
-    with open(os.path.join(ref, "track.yaml"), "w") as stream:
-        stream.write("track: lines\n" + config)
-    return str(root)
+    page = {"Latin2/p1.png": touching_lines_page()}
+    return str(phases.write_phase(root, page, page, "track: lines\n" + config))
 
 
 def test_ground_truth_as_instances_keeps_touching_lines_apart(tmp_path):
@@ -370,7 +351,7 @@ def test_the_build_warns_of_a_mask_annotated_one_value_a_line(tmp_path):
 
     class Phase(object):
         def __init__(self, ref_dir):
-            self.ref_dir = ref_dir
+            self.ref_dir = self.source_dir = ref_dir
 
     touching = instance_phase(tmp_path / "touching", "")
     warnings = make_bundle.reference_warnings([Phase(os.path.join(touching, "ref"))])

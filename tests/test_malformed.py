@@ -1,5 +1,6 @@
-"""Every case of the malformed-submission corpus: a clean refusal or the clean score, and
-the participant's checker (check_submission.py) answering as the scoring program does.
+"""Every case of the malformed-submission corpus: a clean refusal or the clean score, one
+of the sentences the participant manual lists (test_manual.documented), and the
+participant's checker (check_submission.py) answering as the scoring program does.
 
 For the checker, the phase's public items are written, the reference data are then moved
 out of reach, and check_submission.py must answer with the exit status and the last stderr
@@ -12,7 +13,9 @@ import shutil
 
 import pytest
 from conftest import assert_clean_failure, run_checker, run_scorer
-from malformed import CASES, SAMPLE
+from malformed import CASES
+from phases import sample_phase
+from test_manual import documented
 
 from scoring import public
 
@@ -22,9 +25,7 @@ _clean_scores = {}
 def clean_scores(track, tmp_path_factory):
     """Scores of the untouched sample submission of a track alone in its phase."""
     if track not in _clean_scores:
-        phase = tmp_path_factory.mktemp("clean-" + track)
-        for side in ("ref", "res"):
-            shutil.copytree(os.path.join(SAMPLE, side, track), str(phase / side / track))
+        phase = sample_phase(tmp_path_factory.mktemp("clean-" + track), track)
         run = run_scorer(phase, phase / "out")
         assert run.status == 0, run.stderr
         _clean_scores[track] = run.scores()
@@ -45,6 +46,7 @@ def test_malformed_submission(item, tmp_path, tmp_path_factory):
         assert_clean_failure(run, item.status, *item.fragments)
         assert run.last_line.startswith("Submission error: ")
         assert run.last_line.count(". ") <= 2  # one sentence, perhaps with an abbreviation
+        assert documented(item.track, run.last_line), run.last_line  # the kit's manual lists it
     for name in ("scores.txt", "scores.json"):
         path = os.path.join(out, name)
         if os.path.exists(path):

@@ -5,13 +5,13 @@ compare.py --scored on the outputs gives the same files as scoring again."""
 import csv
 import io
 import os
-import sys
 import types
 
 import numpy as np
 import pytest
 from scoring import runner, tracks
-from scoring.itemview import ItemView, Ratio, Score, leaderboard
+from scoring.columns import Column, Metric
+from scoring.itemview import ItemView, Ratio, leaderboard
 from scoring.log import Log
 from scoring.metaeval import cli
 from scoring.result import TrackResult
@@ -27,11 +27,11 @@ def toy_module():
     """Track `toy`: ref/truth.csv lists item,group,answer; res/answers.csv item,answer. The
     score `hit_rate` is the mean over groups of the share of right answers."""
     module = types.ModuleType("scoring.tracks.toy")
-    module.TITLE = "Toy"
     module.OPTIONS = {}
+    hit_rate = Metric("Hit rate", "the mean over groups of the share of right answers")
 
-    def keys(track, options):
-        return ["hit_rate"]
+    def columns(track, options):
+        return [Column("hit_rate", "hit_rate", hit_rate)]
 
     def score(track, submission, options, log):
         truth = _read(os.path.join(track.path, "truth.csv"))
@@ -41,24 +41,28 @@ def toy_module():
         right = np.array([float(answers.get(item) == answer) for item, _, answer in ordered])
         said = np.array([float(answers.get(item) == "1") for item, _, _ in ordered])
         label = np.array([float(answer == "1") for _, _, answer in ordered])
-        result = TrackResult("toy", "Toy")
+        result = TrackResult("toy")
         result.view = ItemView(groups, [sum(1 for row in truth if row[1] == g) for g in groups],
                                [row[0] for row in ordered],
                                {"right": right, "one": np.ones(right.shape), "said": said, "label": label},
-                               [("hit_rate", Score(Ratio(("right", "one")), ranked=True))], "hit_rate",
+                               [("hit_rate", hit_rate.score(Ratio(("right", "one")), ranked=True))], "hit_rate",
                                reference_columns=["one", "label"], decision="said", truth="label", unit="item")
         for key, value in leaderboard(result.view).items():
             result.set_score(key, value)
         return result
 
-    module.keys, module.score = keys, score
+    module.columns, module.score = columns, score
     return module
 
 
 @pytest.fixture
-def toy_phase(tmp_path, monkeypatch):
-    monkeypatch.setattr(tracks, "NAMES", tracks.NAMES + ("toy",))
-    monkeypatch.setitem(sys.modules, "scoring.tracks.toy", toy_module())
+def toy_phase(tmp_path):
+    tracks.register("toy", toy_module())
+    yield _toy_phase(tmp_path)
+    tracks.unregister("toy")
+
+
+def _toy_phase(tmp_path):
     ref = tmp_path / "ref" / "toy"
     ref.mkdir(parents=True)
     (ref / "track.yaml").write_text("track: toy\n")

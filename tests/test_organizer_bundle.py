@@ -128,24 +128,39 @@ def competitions(dist, track):
     return codalab, codabench
 
 
+TITLES = {"myauth": "Scribe authentication", "myevents": "myevents", "mylines": "mylines"}
+
+
+def check_bundled(zipped, organizer, titles):
+    """The reference files of a phase as the build zips them: the organizer's, byte for
+    byte, but track.yaml, which gains the titles after the organizer's own lines."""
+    assert set(zipped) == set(organizer)
+    for name, data in organizer.items():
+        if name != "track.yaml":
+            assert zipped[name] == data, name
+    assert zipped["track.yaml"].startswith(organizer["track.yaml"])
+    assert yaml.safe_load(zipped["track.yaml"]) == dict(yaml.safe_load(organizer["track.yaml"]), **titles)
+
+
 @pytest.mark.parametrize("track", TRACK_DIRS)
 def test_every_reference_file_is_in_its_phase_zips_byte_for_byte(competition, track):
     folder, dist = competition
     codalab, codabench = competitions(dist, track)
     v15 = yaml.safe_load(codalab["competition.yaml"])
     v2 = yaml.safe_load(codabench["competition.yaml"])
+    titles = {"competition": "My own document competition", "title": TITLES[track]}
     for stage in ("development", "final"):
         expected = files_of(os.path.join(folder, stage, track))
         v15_refs = [p["reference_data"] for p in v15["phases"].values() if stage in p["reference_data"]]
         assert len(v15_refs) == 1
-        assert read_zip(codalab[v15_refs[0]]) == expected
+        check_bundled(read_zip(codalab[v15_refs[0]]), expected, titles)
         stage_index = ("development", "final").index(stage)
         phase = [p for p in v2["phases"] if p["index"] == stage_index][0]
         (task,) = [t for t in v2["tasks"] if t["index"] in phase["tasks"]]
         members = read_zip(codabench[task["reference_data"]])
         stripped = dict((name.split("/", 1)[1] if name.startswith(track + "/") else name, data)
                         for name, data in members.items())
-        assert stripped == expected
+        check_bundled(stripped, expected, titles)
 
 
 def test_nothing_of_input_is_in_any_zip(competition):
@@ -226,7 +241,7 @@ def test_the_pages_example_really_scores(competition, track, tmp_path):
     folder, _ = competition
     items = public.public_items(os.path.join(folder, "development", track))["tracks"][0]
     options = page_texts.track_options(items)
-    res, ref, code = page_texts.example(items["kind"], items, options)
+    res, ref, code = page_texts.example(items, options)
     phase = tmp_path / "phase"
     for name, text in res.items():
         write(str(phase / "res" / name), text)
@@ -344,9 +359,10 @@ def test_a_withheld_final_reference_is_written_beside_the_codabench_zip(tmp_path
     write(os.path.join(folder, "source.yaml"), "codabench_final_reference: withheld\n")
     manifest = make_bundle.build(dist, folder)
     (entry,) = manifest["competitions"]
-    assert entry["codabench_final_reference"] == ["codabench_final_reference_myevents.zip"]
+    assert entry["platforms"]["codabench"]["final_reference"] == ["codabench_final_reference_myevents.zip"]
     with open(os.path.join(dist, "myevents", "codabench_final_reference_myevents.zip"), "rb") as stream:
-        assert read_zip(stream.read()) == files_of(os.path.join(folder, "final", "myevents"))
+        check_bundled(read_zip(stream.read()), files_of(os.path.join(folder, "final", "myevents")),
+                      {"competition": "myevents", "title": "myevents"})
     with open(os.path.join(dist, "myevents", "competition.zip"), "rb") as stream:
         assert stream.read() == included
 
@@ -365,3 +381,48 @@ def test_reference_data_marked_stand_in_are_refused(tmp_path):
     assert "final phase of track myevents says stand_in: true" in message
     assert "scores every submission 0" in message
     assert not os.path.exists(str(tmp_path / "dist" / "myevents" / "competition.zip"))
+
+
+def test_a_source_listing_ascending_is_refused(tmp_path):
+    """The order of a column is its kind's (lower is better for an error rate); a list of
+    ascending keys could only contradict it."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), "ascending: [map]\n")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == (
+        "%s lists ascending, which is no longer read: the order of every key comes from its track's kind, which "
+        "declares whether lower is better (an error rate); remove it." % os.path.join(folder, "source.yaml"))
+
+
+def test_titles_written_in_track_yaml_are_the_defaults_and_may_not_differ(tmp_path):
+    """A title in the organizer's track.yaml is the source's default; given both, they agree
+    or the build says which to keep."""
+    folder = str(tmp_path / "competition")
+    for stage in ("development", "final"):
+        make_events(os.path.join(folder, stage, "myevents"), stage[0])
+        with open(os.path.join(folder, stage, "myevents", "track.yaml"), "a") as stream:
+            stream.write("title: Harvest festivals\ncompetition: Feasts 2031\n")
+    manifest = make_bundle.build(str(tmp_path / "dist"), folder)
+    codalab, _ = competitions(str(tmp_path / "dist"), "myevents")
+    assert yaml.safe_load(codalab["competition.yaml"])["title"] == "Feasts 2031"
+    reference = read_zip(codalab[manifest["competitions"][0]["phases"][0]["reference"]])
+    assert reference["track.yaml"] == files_of(os.path.join(folder, "development", "myevents"))["track.yaml"]
+    write(os.path.join(folder, "source.yaml"), "tracks:\n  myevents:\n    title: Feasts of the harvest\n")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == (
+        "development/myevents/track.yaml says title: Harvest festivals but the build gives the track the title Feasts "
+        "of the harvest (source.yaml); keep one: remove it from track.yaml or give the same in source.yaml.")
+
+
+@pytest.mark.parametrize("track", TRACK_DIRS)
+def test_the_kit_manual_holds_nothing_only_an_organizer_needs(competition, track):
+    _, dist = competition
+    with open(os.path.join(dist, track, "starting_kit_%s.zip" % track), "rb") as stream:
+        kit = read_zip(stream.read())
+    manual = kit["MANUAL.md"].decode("utf-8")
+    for organizer_only in ("track.yaml", "public_details", "organizers.md", "ref/", "source.yaml", "stand_in"):
+        assert organizer_only not in manual, organizer_only

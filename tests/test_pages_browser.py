@@ -245,6 +245,21 @@ def test_events_scale_page(browser, events_scale_output):
                ("map",), min_charts=100)
 
 
+def test_starting_kit_pages(browser, tmp_path):
+    """The evaluation page of each demo track's starting kit, a whole document opened from
+    the kit's folder (format, example, metrics, the table of columns)."""
+    import zipfile
+
+    import make_bundle
+
+    dist = str(tmp_path / "dist")
+    make_bundle.build(dist)
+    for track in ("authentication", "events", "lines"):
+        with zipfile.ZipFile(os.path.join(dist, track, "starting_kit_%s.zip" % track)) as kit:
+            kit.extract("evaluation.html", str(tmp_path / track))
+        check_page(browser, str(tmp_path / track / "evaluation.html"), "kit-evaluation-" + track, (), min_charts=0)
+
+
 def test_compare_report(browser, tmp_path):
     ref, dirs, _ = compare_scenario.make(str(tmp_path / "scenario"), 8)
     out = tmp_path / "compare"

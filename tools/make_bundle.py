@@ -14,6 +14,8 @@ DIR, the organizer's competition folder, holds:
   source.yaml                optional: title, description, dates, phases, pages, each
                              track's title and column labels, codabench_final_reference;
                              every field has a default
+  kinds/<kind>.py            optional: the competition's own track kinds (docs/maintainers.md,
+                             "Adding a kind"), carried in the scoring program and the kits
 
 By default every track is its own competition, in DIST/<track dir>/: competition.zip
 (Codalab v1.5), codabench_competition.zip (Codabench), and beside them the zips they
@@ -21,8 +23,9 @@ hold and the starting kits. With codabench_final_reference: withheld, the Codabe
 final phase holds a stand-in reference (names and sizes, no ground truth) and the real one
 is DIST/<track dir>/codabench_final_reference_<track dir>.zip, to attach after the deadline.
 With --together, all tracks form one competition in DIST/.
-The organizer's files go into the reference zips byte for byte; nothing else is read
-(the demo competition alone generates its final phase, in a temporary folder).
+The organizer's files go into the reference zips byte for byte, each track.yaml with the
+competition's and the track's titles added (what the scoring program shows); nothing else
+is read (the demo competition alone generates its final phase, in a temporary folder).
 """
 
 import argparse
@@ -42,28 +45,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+import manual as kit_manual  # noqa: E402
 import pages as page_texts  # noqa: E402
-from platforms import (CODALAB_MAX_TITLE, FINAL_REFERENCE_CHOICES, PAGE_NAMES, STAGES, BundleError,  # noqa: E402
-                       as_datetime, codabench_competition, codabench_refusal, codabench_warnings,
-                       codalab_competition, column_label, competition_files, dump_yaml, final_reference_withheld,
-                       leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
+from platforms import WRITERS, codabench, codalab, model  # noqa: E402
+from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
+                             leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
+from scoring import tracks as kinds  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
 from scoring.runner import phase_tracks  # noqa: E402
-from scoring.tracks import TRACKS  # noqa: E402
+from scoring.tracks import TRACKS, require  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
 COMMITTED_YAML = os.path.join(ROOT, "competition")  # <platform>/<track>.yaml: the demo's competitions
 FINAL_SEED = 4051  # the demo's final phase: its sample generator under another seed
-PARTICIPANT_DOCS = os.path.join(ROOT, "docs", "participants")
-
-# Column labels of well-known keys, per track kind (the source's tracks.<dir>.labels add to them).
-KIND_LABELS = {
-    "authentication": {"uar": "UAR (mean accuracy)", "balanced_accuracy": "Balanced accuracy"},
-    "lines": {"line_iu": "Line IU", "pixel_iu": "Pixel IU", "dr": "Detection rate",
-              "ra": "Recognition accuracy", "fm": "F-measure"},
-    "events": {"map": "mAP"},
-}
+REQUIREMENTS = os.path.join(ROOT, "requirements.txt")  # the kit's: the runtime packages, Python 3.7 to 3.13
 
 DEFAULTS = {
     "docker_image": "codalab/codalab-legacy:py312",
@@ -76,13 +72,11 @@ DEFAULTS = {
         },
         "final": {
             "label": "Final", "max_submissions": 3, "max_submissions_per_day": 1,
-            "description": "Final phase: the reference data are the hidden test set; the last submission of "
-                           "this phase ranks you.",
+            "description": "Final phase: the reference data are the hidden test set.",
         },
     },
     "execution_time_limit": 1800,
-    "codabench_final_reference": "included",  # or withheld (platforms.FINAL_REFERENCE_CHOICES)
-    "ascending": [],
+    "codabench_final_reference": "included",  # or withheld (platforms.codabench.FINAL_REFERENCE_CHOICES)
     "numeric_format": 4,
 }
 SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
@@ -93,15 +87,19 @@ class BuildError(Exception):
 
 
 class Phase(object):
-    """One phase of one track: where its reference data and its sample submission are."""
+    """One phase of one track: where its reference data and its sample submission are, and
+    its leaderboard's columns."""
 
-    def __init__(self, name, kind, stage, ref_dir, res_dir, keys, note=""):
+    def __init__(self, name, kind, stage, ref_dir, res_dir, columns, note="", source_dir=None):
         self.name = name  # the track's directory name in the organizer's folder
         self.kind = kind  # the track kind of its track.yaml
         self.stage = stage  # 'development' | 'final'
-        self.ref_dir = ref_dir
+        self.ref_dir = ref_dir  # the reference data as bundled (titles in its track.yaml)
+        self.source_dir = source_dir or ref_dir  # the organizer's folder of it
         self.res_dir = res_dir
-        self.keys = keys
+        self.columns = columns  # columns.Column of each key, primary first
+        self.keys = [column.key for column in columns]
+        self.lower_is_better = frozenset(column.key for column in columns if column.lower_is_better)
         self.note = note
 
     @property
@@ -151,9 +149,13 @@ def default_dates(today=None):
 
 def complete_source(raw, path, tracks):
     """The source with every field present: the organizer's values, else defaults derived
-    from the data. tracks is [(dir, kind)]."""
+    from the data. tracks is [(dir, kind, [the mapping of each of its track.yaml files])]:
+    a title or competition given there is the default of the source's."""
     if not isinstance(raw, dict):
         raise BuildError("%s must be a mapping (title: ..., dates: ...)." % path)
+    if "ascending" in raw:
+        raise BuildError("%s lists ascending, which is no longer read: the order of every key comes from its "
+                         "track's kind, which declares whether lower is better (an error rate); remove it." % path)
     unknown = sorted(set(raw) - set(SOURCE_FIELDS))
     if unknown:
         raise BuildError("%s has the unknown field %r; the fields are %s."
@@ -169,20 +171,22 @@ def complete_source(raw, path, tracks):
         else:
             source[name] = copy.deepcopy(value)
     given = raw.get("tracks") or {}
-    unknown = sorted(set(given) - set(d for d, _ in tracks))
+    unknown = sorted(set(given) - set(d for d, _, _ in tracks))
     if unknown:
         raise BuildError("%s names the track %r under tracks, which is not a folder of development/ (%s)."
-                         % (path, unknown[0], ", ".join(d for d, _ in tracks)))
+                         % (path, unknown[0], ", ".join(d for d, _, _ in tracks)))
     source["tracks"] = {}
-    for directory, kind in tracks:
+    for directory, kind, configs in tracks:
         mine = given.get(directory) or {}
-        labels = dict(KIND_LABELS[kind])
-        labels.update(mine.get("labels") or {})
-        source["tracks"][directory] = {"title": mine.get("title") or directory, "labels": labels,
-                                       "description": mine.get("description") or page_texts.TASKS[kind]}
-    titles = [source["tracks"][d]["title"] for d, _ in tracks]
-    source.setdefault("title", ", ".join(titles))
-    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _ in tracks))
+        written = [str(c["title"]) for c in configs if c.get("title") is not None]
+        source["tracks"][directory] = {"title": str(mine.get("title") or (written + [directory])[0]),
+                                       "labels": dict(mine.get("labels") or {}),
+                                       "description": mine.get("description") or page_texts.task(kind)}
+    titles = [source["tracks"][d]["title"] for d, _, _ in tracks]
+    written = [str(c["competition"]) for _, _, configs in tracks for c in configs if c.get("competition") is not None]
+    source.setdefault("title", (written + [", ".join(titles)])[0])
+    source["title"] = str(source["title"])
+    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _, _ in tracks))
     dates = default_dates()
     given_dates = raw.get("dates") or {}
     if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
@@ -197,7 +201,7 @@ def complete_source(raw, path, tracks):
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
     source["dates"] = dates
-    if source["codabench_final_reference"] not in FINAL_REFERENCE_CHOICES:
+    if source["codabench_final_reference"] not in codabench.FINAL_REFERENCE_CHOICES:
         raise BuildError("%s: codabench_final_reference is %r; expected withheld (Codabench's final phase gets a "
                          "stand-in reference and the real one is attached after the deadline) or included (the "
                          "default)." % (path, source["codabench_final_reference"]))
@@ -221,7 +225,7 @@ def track_source(source, directory):
     if len(source["tracks"]) > 1:
         track_title = source["tracks"][directory]["title"]
         one["title"] = "%s: %s" % (source["title"], track_title)
-        if len(one["title"]) > CODALAB_MAX_TITLE:
+        if len(one["title"]) > codalab.MAX_TITLE:
             one["title"] = track_title
         one["description"] = source["tracks"][directory]["description"]
     return one
@@ -230,14 +234,86 @@ def track_source(source, directory):
 # ---------------------------------------------------------------------------- the organizer's folder
 
 
+def phase_columns(ref_dir):
+    """The columns (scores.txt keys, primary first) of a phase whose reference data are
+    ref_dir, as its tracks' kinds declare them."""
+    found = []
+    for track, _, options, prefix in phase_tracks(ref_dir):
+        columns = require(track.kind, "columns", "the leaderboard")(track, options)
+        found += [column.prefixed(prefix, track.rel) if prefix else column for column in columns]
+    return found
+
+
 def phase_keys(ref_dir):
-    """The scores.txt keys of a phase whose reference data are ref_dir (a root track)."""
-    return [prefix + key for track, module, options, prefix in phase_tracks(ref_dir)
-            for key in module.keys(track, options)]
+    """The scores.txt keys of a phase whose reference data are ref_dir, primary first."""
+    return [column.key for column in phase_columns(ref_dir)]
+
+
+def check_kinds(folder):
+    """The competition's own kinds (kinds/<name>.py): none may take a built-in kind's name."""
+    for name in sorted(os.listdir(folder)):
+        stem, extension = os.path.splitext(name)
+        if extension != ".py":
+            continue
+        if not kinds.NAME.match(stem):
+            raise BuildError("%s: a kind's name is lower-case letters, digits and '_' (what track: says in "
+                             "track.yaml); rename it." % os.path.join(folder, name))
+        if stem in TRACKS.built_in:
+            raise BuildError("%s has the name of a built-in kind; rename it (and the track: of its track.yaml "
+                             "files)." % os.path.join(folder, name))
+
+
+def kind_files(competition):
+    """(name in a zip, bytes) of the competition's own kinds: kinds/<name>.py."""
+    folder = os.path.join(competition, "kinds") if competition else None
+    if not folder or not os.path.isdir(folder):
+        return []
+    return [("kinds/" + name, data) for name, data in tree_entries(folder)
+            if name.endswith(".py") and "/" not in name]
+
+
+TITLE_FIELDS = ("competition", "title")
+
+
+def bundled_reference(source_dir, target, titles):
+    """A copy of a phase's reference data (hard links where the system allows) whose
+    track.yaml says the competition's and the track's titles (titles: {field: value}),
+    added after the organizer's own lines, which stay as they are."""
+    def link_or_copy(source, destination):
+        try:
+            os.link(source, destination)
+        except OSError:
+            shutil.copy2(source, destination)
+
+    shutil.copytree(source_dir, target, copy_function=link_or_copy)
+    path = os.path.join(target, "track.yaml")
+    with open(path, "rb") as stream:
+        text = stream.read().decode("utf-8")
+    config = yaml.safe_load(text) or {}
+    added = dict((field, value) for field, value in titles.items() if config.get(field) != value)
+    os.remove(path)  # a link to the organizer's file: never written through
+    if added:
+        text = text + ("" if text.endswith("\n") or not text else "\n") + \
+            "# The titles the scoring program shows (tools/make_bundle.py, from source.yaml):\n" + \
+            yaml.safe_dump(added, allow_unicode=True, default_flow_style=False, sort_keys=True, width=1000)
+    with open(path, "wb") as stream:
+        stream.write(text.encode("utf-8"))
+
+
+def check_titles(source, directory, stage, config):
+    """A title written in the organizer's track.yaml is the one the build gives the track."""
+    resolved = {"title": source["tracks"][directory]["title"], "competition": source["title"]}
+    for field in TITLE_FIELDS:
+        if config.get(field) is not None and str(config[field]) != resolved[field]:
+            raise BuildError("%s/%s/track.yaml says %s: %s but the build gives the %s the title %s (source.yaml); "
+                             "keep one: remove it from track.yaml or give the same in source.yaml."
+                             % (stage, directory, field, config[field], "track" if field == "title" else
+                                "competition", resolved[field]))
 
 
 def stage_tracks(competition, stage):
-    """{dir: kind} of the track folders of competition/<stage>/ (those with a track.yaml)."""
+    """{dir: track (layout.TrackDir)} of the track folders of competition/<stage>/ (those
+    with a track.yaml)."""
     folder = os.path.join(competition, stage)
     if not os.path.isdir(folder):
         raise BuildError("%s does not exist; a competition folder holds development/<track dir>/ and "
@@ -246,26 +322,32 @@ def stage_tracks(competition, stage):
     for name in layout.visible_entries(folder):
         path = os.path.join(folder, name)
         if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
-            found[name] = layout.find_tracks(path, TRACKS)[0].kind
+            found[name] = layout.find_tracks(path, TRACKS)[0]
     return found
 
 
 def load_competition(competition, work):
     """(source, phases): the organizer's folder read, sample submissions found or written
     into work. Raises BuildError or the scoring program's ReferenceDataError."""
+    kinds_folder = os.path.join(competition, "kinds")
+    if os.path.isdir(kinds_folder):
+        check_kinds(kinds_folder)
+        kinds.add_folder(kinds_folder)
     development = stage_tracks(competition, "development")
     if not development:
         raise BuildError("%s/development/ holds no track folder with a track.yaml (e.g. "
-                         "development/mytrack/track.yaml saying 'track: lines')." % competition)
+                         "development/mytrack/track.yaml saying 'track: <kind>', the kind one of %s)."
+                         % (competition, ", ".join(TRACKS)))
     final = stage_tracks(competition, "final")
-    for directory, kind in sorted(development.items()):
+    for directory, track in sorted(development.items()):
+        kind = track.kind
         if directory not in final:
             raise BuildError("%s has no final-phase data for track %s: put its reference data in %s (same layout "
                              "as development/%s/); the development data are never reused for the final phase."
                              % (competition, directory, os.path.join(competition, "final", directory), directory))
-        if final[directory] != kind:
+        if final[directory].kind != kind:
             raise BuildError("final/%s/track.yaml says track: %s but development/%s/track.yaml says %s; a track "
-                             "keeps its kind in both phases." % (directory, final[directory], directory, kind))
+                             "keeps its kind in both phases." % (directory, final[directory].kind, directory, kind))
     extra = sorted(set(final) - set(development))
     if extra:
         raise BuildError("%s/final/%s/ has no development phase: add development/%s/ or remove it."
@@ -273,26 +355,34 @@ def load_competition(competition, work):
     source_path = os.path.join(competition, "source.yaml")
     raw = read_yaml(source_path) if os.path.exists(source_path) else {}
     order = sorted(development)
-    source = complete_source(raw, source_path, [(d, development[d]) for d in order])
+    source = complete_source(raw, source_path, [(d, development[d].kind, [development[d].config, final[d].config])
+                                                for d in order])
     phases = []
     for directory in order:
         stage_phases = []
         for stage in STAGES:
-            ref_dir = os.path.join(competition, stage, directory)
+            check_titles(source, directory, stage, (development if stage == "development" else final)[directory].config)
+            source_dir = os.path.join(competition, stage, directory)
+            ref_dir = os.path.join(work, "reference", stage, directory)
+            bundled_reference(source_dir, ref_dir, {"title": source["tracks"][directory]["title"],
+                                                    "competition": source["title"]})
             res_dir = os.path.join(competition, "starting_kit", directory)
             note = "the organizer's sample submission"
             if stage != "development" or not os.path.isdir(res_dir):
                 res_dir = os.path.join(work, "samples", stage, directory)
                 public.dummy_submission(public.public_items(ref_dir), res_dir)
                 note = "a dummy submission written from the public test items"
-            stage_phases.append(Phase(directory, development[directory], stage, ref_dir, res_dir,
-                                      phase_keys(ref_dir), note))
+            stage_phases.append(Phase(directory, development[directory].kind, stage, ref_dir, res_dir,
+                                      phase_columns(ref_dir), note, source_dir))
         dev, fin = stage_phases
         if dev.keys != fin.keys:
             only = [k for k in dev.keys if k not in fin.keys] or [k for k in fin.keys if k not in dev.keys]
             raise BuildError("The final phase of track %s writes other keys than its development phase (e.g. %s); "
                              "one leaderboard needs the same columns in both: give both phases the same subsets, "
                              "manuscripts or options." % (directory, only[0] if only else "their order"))
+        labels = dict((column.name, column.metric.title) for column in dev.columns)
+        labels.update(source["tracks"][directory]["labels"])  # the organizer's own titles first
+        source["tracks"][directory]["labels"] = labels
         phases.extend(stage_phases)
     return source, phases
 
@@ -312,7 +402,7 @@ def demo_competition(input_dir, work):
             shutil.copytree(res, os.path.join(folder, "starting_kit", name))
         # public_details=False: a final phase never draws its hidden ground truth (platforms.check_public_details)
         generators[track.kind].make(os.path.join(folder, "final", name), os.path.join(work, "demo-final-res", name),
-                                    seed=FINAL_SEED, **({"public_details": False} if track.kind == "lines" else {}))
+                                    seed=FINAL_SEED, public_details=False)
     shutil.copy(DEMO_SOURCE, os.path.join(folder, "source.yaml"))
     return folder
 
@@ -336,8 +426,8 @@ def columns_table(source, phases):
     for phase in [p for i, p in enumerate(phases) if p.name not in [q.name for q in phases[:i]]]:
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
-            % (key, page_texts.esc(column_label(source, phase.name, key)),
-               "lower is better" if sorting(source, key) == "asc" else "higher is better")
+            % (key, page_texts.esc(column_label(source, phase.name, key, codabench.MAX_TITLE)),
+               "lower is better" if sorting(phase, key) == "asc" else "higher is better")
             for key in phase.keys
         )
         tables.append("<h4>%s</h4>\n<table>\n<tr><th>key</th><th>column</th><th>order</th></tr>\n%s</table>\n"
@@ -345,15 +435,16 @@ def columns_table(source, phases):
     return "".join(tables)
 
 
-def pages(source, phases):
+def pages(source, phases, platform=None):
     """The four html pages: the organizer's own where the source names them, else generated
-    from each track's kind, options and development items."""
+    from each track's kind, options and development items, for a platform (its writer's
+    texts(), see tools/platforms/) or none."""
     tracks = []
     for phase in tracks_of(phases):
         items = public.public_items(phase.ref_dir)["tracks"][0]
         settings = source["tracks"][phase.name]
         tracks.append((settings["title"], settings["description"], items))
-    html = page_texts.generate(source, tracks, columns_table(source, phases))
+    html = page_texts.generate(source, tracks, columns_table(source, phases), platform)
     for name, path in source["pages"].items():
         with open(path, encoding="utf-8") as stream:
             html[name] = stream.read().replace("<!-- columns -->", columns_table(source, phases))
@@ -375,63 +466,42 @@ def logo_png(title):
     return buffer.getvalue()
 
 
-def scoring_program_zip():
-    """metadata and evaluate.py at the root, the scoring package beside them."""
+def scoring_program_zip(competition=None):
+    """metadata and evaluate.py at the root, the scoring package beside them, and the
+    competition's own kinds in kinds/ (tracks.KINDS_FOLDER)."""
     with open(os.path.join(ROOT, "metadata"), "rb") as stream:
         entries = [("metadata", stream.read())]
-    return zip_entries(entries + tree_entries(os.path.join(ROOT, "program")))
+    return zip_entries(entries + tree_entries(os.path.join(ROOT, "program")) + kind_files(competition))
 
 
-KIT_README = """# Starting kit: {title} ({stage} phase)
-
-- `sample_submission/`: a submission that the scoring program accepts. Replace its files
-  by yours, keep the names and the layout, and zip the files themselves (not the folder).
-- `evaluation.html`: this competition's submission format (with a tiny example), metrics,
-  what you see and the leaderboard columns.
-- `MANUAL.md`: the track's full manual: formats, metrics, keys and every error sentence.
-- `check_submission.py`: checks a submission on your machine before you upload it, with
-  the scoring program's own code (`scoring/`) and the phase's public list of test items
-  (`public_items.json`: names and sizes, no ground truth). It prints the sentence the
-  scoring program would print and exits with its status (0 valid, 1 invalid):
-
-      python3 -m pip install numpy scipy Pillow PyYAML
-      python3 check_submission.py sample_submission
-      python3 check_submission.py my_submission.zip
-
-The phase holds {count}.
-"""
-
-
-def starting_kit_zip(source, phase):
-    """The starting kit of a phase: sample submission, format description, checker."""
+def starting_kit_zip(source, phase, competition=None):
+    """The starting kit of a phase: the participant manual, the evaluation page, a sample
+    submission, the checker with the scoring program and its requirements."""
     items = public.public_items(phase.ref_dir)
     track = items["tracks"][0]
-    readme = KIT_README.format(title=source["tracks"][phase.name]["title"], stage=phase.stage,
-                               count=page_texts.count_items(track["kind"], track["items"]))
-    entries = [("README.md", readme.encode("utf-8")), ("public_items.json", public.dumps(items).encode("utf-8"))]
     settings = source["tracks"][phase.name]
+    count = page_texts.count_items(track)
+    options = page_texts.track_options(track)
+    entries = [
+        ("README.md", kit_manual.readme(source, settings["title"], phase.stage, count)),
+        ("MANUAL.md", kit_manual.manual(source, settings["title"], settings["description"], phase.stage, track,
+                                        options, phase.columns)),
+        ("public_items.json", public.dumps(items)),
+    ]
     evaluation = page_texts.generate(source, [(settings["title"], settings["description"], track)],
-                                     columns_table(source, [phase]))["evaluation"]
-    entries.append(("evaluation.html", evaluation.encode("utf-8")))
-    with open(os.path.join(PARTICIPANT_DOCS, track["kind"] + ".md"), "rb") as stream:
-        entries.append(("MANUAL.md", stream.read()))
-    with open(os.path.join(ROOT, "program", "check_submission.py"), "rb") as stream:
-        entries.append(("check_submission.py", stream.read()))
+                                     columns_table(source, [phase]), footer=False)["evaluation"]
+    heading = "<h1>%s</h1>\n<p>%s, %s phase.</p>\n" % (
+        page_texts.esc(settings["title"]), page_texts.esc(source["title"]), phase.stage)
+    entries.append(("evaluation.html", page_texts.document("%s: evaluation" % settings["title"], heading + evaluation)))
+    entries = [(name, text.encode("utf-8")) for name, text in entries]
+    for name, path in (("check_submission.py", os.path.join(ROOT, "program", "check_submission.py")),
+                       ("requirements.txt", REQUIREMENTS)):
+        with open(path, "rb") as stream:
+            entries.append((name, stream.read()))
     entries += tree_entries(os.path.join(ROOT, "program", "scoring"), "scoring/")
+    entries += kind_files(competition)
     entries += tree_entries(phase.res_dir, "sample_submission/")
     return zip_entries(sorted(entries))
-
-
-def stand_in_zip(phase):
-    """The stand-in reference of a phase as a zip: its public items' names and sizes, no
-    label, its track.yaml marked stand_in: true (public.stand_in_reference)."""
-    work = tempfile.mkdtemp(prefix="stand-in-")
-    try:
-        ref = os.path.join(work, "ref")
-        public.stand_in_reference(public.public_items(phase.ref_dir), ref, marked=True)
-        return zip_entries(tree_entries(ref))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def write(path, data):
@@ -442,39 +512,42 @@ def write(path, data):
 # ---------------------------------------------------------------------------- the build
 
 
-def write_competition(dist, source, phases, program):
-    """One competition (its tracks' phases) into dist: both platforms' zips, the zips they
-    hold, and each phase's starting kit. Several tracks make no Codabench competition
-    (platforms.codabench_refusal says why); then only competition.zip is written."""
-    codalab_text = dump_yaml(codalab_competition(source, phases))
-    codabench_text = None if codabench_refusal(phases) else dump_yaml(codabench_competition(source, phases))
-    def common(platform_source):
-        html = pages(platform_source, phases)
-        files = [(source["logo"], logo_png(source["title"]))]
-        files += [(name + ".html", html[name].encode("utf-8")) for name in PAGE_NAMES]
-        return files + [("scoring_program.zip", program)]
+def competition_model(source, phases, program, folder=None):
+    """The competition every platform's writer reads (platforms.model.Competition); folder:
+    the organizer's competition folder (its own kinds go into the kits), None for the demo."""
+    kits = dict((phase.kit_zip, starting_kit_zip(source, phase, folder)) for phase in phases)
+    return model.Competition(source, phases, program, kits, (source["logo"], logo_png(source["title"])),
+                             lambda platform: pages(source, phases, platform))
 
+
+def write_competition(dist, competition):
+    """One competition (its tracks' phases) into dist: each platform's zip and what goes
+    beside it (a platform may refuse: its writer's refusal() says why), the zips they hold,
+    and each phase's starting kit. Returns the manifest's entry of each platform."""
     os.makedirs(dist, exist_ok=True)
-    write(os.path.join(dist, "scoring_program.zip"), program)
-    kits = {}
-    for phase in phases:
-        kits[phase.kit_zip] = starting_kit_zip(source, phase)
-        write(os.path.join(dist, phase.reference_zip), zip_entries(tree_entries(phase.ref_dir)))
-        write(os.path.join(dist, phase.submission_zip), zip_entries(tree_entries(phase.res_dir)))
-        write(os.path.join(dist, phase.kit_zip), kits[phase.kit_zip])
-    # v1.5 keeps reference data private: its pages never speak of a withheld reference
-    codalab_source = dict(source, codabench_final_reference="included")
-    write(os.path.join(dist, "competition.zip"),
-          zip_entries(competition_files(codalab_text, common(codalab_source), phases, kits)))
-    if codabench_text is not None:
-        stand_ins = {}
-        if final_reference_withheld(source):
-            for phase in phases:
-                if phase.stage == "final":
-                    stand_ins[phase.reference_zip] = (phase.stand_in_zip, stand_in_zip(phase))
-                    write(os.path.join(dist, phase.codabench_final_zip), zip_entries(tree_entries(phase.ref_dir)))
-        write(os.path.join(dist, "codabench_competition.zip"),
-              zip_entries(competition_files(codabench_text, common(source), phases, kits, stand_ins)))
+    write(os.path.join(dist, "scoring_program.zip"), competition.program)
+    for phase in competition.phases:
+        write(os.path.join(dist, phase.reference_zip), competition.reference(phase))
+        write(os.path.join(dist, phase.submission_zip), competition.submission(phase))
+        write(os.path.join(dist, phase.kit_zip), competition.kits[phase.kit_zip])
+    entries = {}
+    for writer in WRITERS:
+        for name, data in writer.files(competition):
+            write(os.path.join(dist, name), data)
+        entries[writer.FOLDER] = writer.manifest(competition)
+    return entries
+
+
+def warnings(competition):
+    """What the organizer should know before uploading: each platform's, and the pages'."""
+    found = []
+    if "data" not in competition.source["pages"]:
+        found.append("the data page is still the placeholder (how participants get the data, its licence, how to cite "
+                     "it, and on EvalAI where the starting kits are): write your own and name it in the competition's "
+                     "source.yaml (pages: data: data.html).")
+    for writer in WRITERS:
+        found += writer.warnings(competition)
+    return found
 
 
 def build(dist, competition=None, together=False):
@@ -487,31 +560,25 @@ def build(dist, competition=None, together=False):
     try:
         folder = competition or demo_competition(os.path.join(ROOT, "input"), work)
         source, phases = load_competition(folder, work)
-        program = scoring_program_zip()
-        competitions = []
+        program = scoring_program_zip(competition)
         if together:
-            write_competition(dist, source, phases, program)
-            competitions.append(("", phases))
+            competitions = [("", competition_model(source, phases, program, competition))]
         else:
-            for track in tracks_of(phases):
-                mine = [p for p in phases if p.name == track.name]
-                write_competition(os.path.join(dist, track.name), track_source(source, track.name), mine, program)
-                competitions.append((track.name, mine))
-        manifest = {
-            "competitions": [
-                {"folder": folder_name, "codalab": "competition.zip",
-                 "codabench": None if codabench_refusal(mine) else "codabench_competition.zip",
-                 "codabench_refusal": codabench_refusal(mine),
-                 "codabench_final_reference": [p.codabench_final_zip for p in mine if p.stage == "final"
-                                               and final_reference_withheld(source) and not codabench_refusal(mine)],
-                 "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
-                             "reference_data": os.path.relpath(p.ref_dir, folder) if competition else p.ref_dir,
-                             "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
-                             "keys": p.keys} for p in mine]}
-                for folder_name, mine in competitions
-            ],
-            "warnings": codabench_warnings(source) + reference_warnings(phases),
-        }
+            competitions = [(track.name, competition_model(track_source(source, track.name),
+                                                           [p for p in phases if p.name == track.name], program,
+                                                           competition))
+                            for track in tracks_of(phases)]
+        manifest = {"competitions": [], "warnings": []}
+        for folder_name, one in competitions:
+            platforms = write_competition(os.path.join(dist, folder_name), one)
+            manifest["competitions"].append({
+                "folder": folder_name, "platforms": platforms,
+                "phases": [{"track": p.name, "kind": p.kind, "stage": p.stage, "reference": p.reference_zip,
+                            "reference_data": os.path.relpath(p.source_dir, folder) if competition else p.ref_dir,
+                            "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
+                            "keys": p.keys} for p in one.phases]})
+            manifest["warnings"] += [w for w in warnings(one) if w not in manifest["warnings"]]
+        manifest["warnings"] += reference_warnings(phases)
         if competition is None:
             for entry in manifest["competitions"]:
                 for phase in entry["phases"]:
@@ -531,7 +598,7 @@ def reference_warnings(phases):
         for track, module, options, _ in phase_tracks(phase.ref_dir):
             check = getattr(module, "reference_warnings", None)
             if check is not None:
-                found += check(track, options, functools.partial(os.path.join, phase.ref_dir))
+                found += check(track, options, functools.partial(os.path.join, phase.source_dir))
     return found
 
 
@@ -546,10 +613,10 @@ def generate():
         source, phases = load_competition(demo_competition(os.path.join(ROOT, "input"), work), work)
         texts = {}
         for track in tracks_of(phases):
-            mine = [p for p in phases if p.name == track.name]
-            one = track_source(source, track.name)
-            texts[committed_path("codalab", track.name)] = dump_yaml(codalab_competition(one, mine))
-            texts[committed_path("codabench", track.name)] = dump_yaml(codabench_competition(one, mine))
+            one = model.Competition(track_source(source, track.name), [p for p in phases if p.name == track.name],
+                                    program=None, kits={}, logo=None, pages=None)
+            for writer in WRITERS:
+                texts[committed_path(writer.FOLDER, track.name)] = model.dump_yaml(writer.document(one))
         return texts
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -557,8 +624,8 @@ def generate():
 
 def committed_files():
     found = []
-    for platform in ("codalab", "codabench"):
-        folder = os.path.join(COMMITTED_YAML, platform)
+    for writer in WRITERS:
+        folder = os.path.join(COMMITTED_YAML, writer.FOLDER)
         if os.path.isdir(folder):
             found += [os.path.join(folder, name) for name in sorted(os.listdir(folder))]
     return found
@@ -612,20 +679,19 @@ def main(argv):
         sys.stderr.write("%s\n" % getattr(error, "sentence", error))
         return 2
     for entry in manifest["competitions"]:
-        where = os.path.join(dist, entry["folder"])
+        where = os.path.normpath(os.path.join(dist, entry["folder"]))
         for phase in entry["phases"]:
             print("%-16s %-12s %d keys, sample: %s"
                   % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
-        if entry["codabench"]:
-            print("competition written to %s (competition.zip: Codalab v1.5, codabench_competition.zip: Codabench)"
-                  % os.path.normpath(where))
-            for name in entry["codabench_final_reference"]:
-                print("Codabench's final phase holds a stand-in reference; after it closes, attach %s as its "
-                      "reference data and rerun its submissions (docs/organizers.md)."
-                      % os.path.join(os.path.normpath(where), name))
-        else:
-            print("competition written to %s (competition.zip: Codalab v1.5; no Codabench zip: %s)"
-                  % (os.path.normpath(where), entry["codabench_refusal"]))
+        print("competition written to %s:" % where)
+        for writer in WRITERS:
+            platform = entry["platforms"][writer.FOLDER]
+            if platform["zip"]:
+                print("  %-26s %s" % (platform["zip"], writer.NAME))
+            else:
+                print("  %-26s %s: none, %s" % ("", writer.NAME, platform["refusal"]))
+            for note in platform.get("notes", []):
+                print("  %-26s   %s" % ("", note))
     for warning in manifest["warnings"]:
         print("warning: " + warning)
     return 0

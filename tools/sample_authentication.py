@@ -25,12 +25,16 @@ def write_csv(path, header, rows):
             stream.write(",".join(str(c) for c in row) + "\n")
 
 
-def make(ref, res, seed=2026):
+def make(ref, res, seed=2026, public_details=None):
+    """The sample phase; public_details: written in track.yaml unless None (the sample of
+    input/ leaves it out; tools/make_bundle.py's final phase says false)."""
     rng = np.random.RandomState(seed)
     for folder in (ref, res):
         os.makedirs(folder, exist_ok=True)
     with open(os.path.join(ref, "track.yaml"), "w") as stream:
         stream.write("track: authentication\ndistances: required\nk: [1, 3, 5]\ndocumentation: optional\n")
+        if public_details is not None:
+            stream.write("public_details: %s\n" % ("true" if public_details else "false"))
     for name, pattern, n, share in SUBSETS:
         numbers = np.sort(rng.choice(np.arange(1, 40000), size=n, replace=False))
         filenames = [pattern % number for number in numbers]

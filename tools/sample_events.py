@@ -17,12 +17,12 @@ CATEGORIES = ("Ati_Atihan", "Carnival_Rio", "Chinese_New_Year", "Diwali_Festival
 IMAGES = 300
 
 
-def make(ref, res, seed=2015):
+def make(ref, res, seed=2015, public_details=False):
     rng = np.random.RandomState(seed)
     for folder in (ref, res):
         os.makedirs(folder, exist_ok=True)
     with open(os.path.join(ref, "track.yaml"), "w") as stream:
-        stream.write("track: events\nmissing: error\npublic_details: false\n")
+        stream.write("track: events\nmissing: error\npublic_details: %s\n" % ("true" if public_details else "false"))
     ids = ["%06d.jpg" % number for number in np.sort(rng.choice(np.arange(1, 40000), size=IMAGES, replace=False))]
     event = rng.randint(0, len(CATEGORIES), size=IMAGES)
     for k, name in enumerate(CATEGORIES):

@@ -14,11 +14,6 @@ import os
 
 from . import layout
 
-IMAGE_EXTENSIONS = (".png", ".tif", ".tiff", ".bmp", ".jpg", ".jpeg")
-TRACK_WORDS = {"authentication": "the authentication track (labels and distances per subset)",
-               "lines": "the lines track (one image per page in manuscript folders)",
-               "events": "the events track (one <Category>.txt of confidences per category)"}
-
 
 def _files(root):
     """Paths relative to root ('/'-separated) of every visible file, sorted."""
@@ -78,47 +73,31 @@ def inner_zip(submission):
             "result files themselves)" % zips[0])
 
 
-def _looks_like_events(path):
-    if os.path.islink(path) or not os.path.isfile(path):  # never open a link, a FIFO or a device
-        return False
-    try:
-        with open(path, "rb") as stream:
-            head = stream.read(256).decode("utf-8", "replace").lstrip("\ufeff").strip().splitlines()
-    except OSError:
-        return False
-    fields = head[0].split() if head else []
-    if len(fields) != 2:
-        return False
-    try:
-        float(fields[1])
-    except ValueError:
-        return False
-    return True
-
-
 def kinds_of_files(root):
-    """{track kind: an example file} for the files of the submission that look like one."""
+    """{track kind: an example file} for the files of the submission that look like one
+    (each kind's looks_like)."""
+    from .tracks import TRACKS
+
+    kinds = [(name, getattr(TRACKS[name], "looks_like", None)) for name in TRACKS]
     found = {}
     for path in _files(root):
-        name = path.split("/")[-1].lower()
-        extension = os.path.splitext(name)[1]
-        if name == "labels.csv" or name.endswith(("_labels.csv", "_distances.csv", "_distances.npz")):
-            found.setdefault("authentication", path)
-        elif extension in IMAGE_EXTENSIONS and "/" in path:
-            found.setdefault("lines", path)
-        elif extension == ".txt" and _looks_like_events(os.path.join(root, path)):
-            found.setdefault("events", path)
+        for name, looks_like in kinds:
+            if looks_like is not None and looks_like(path, os.path.join(root, path)):
+                found.setdefault(name, path)
+                break
     return found
 
 
 def other_track(submission, kind):
     """Files that belong to another kind of track than `kind`, and none of this one."""
+    from .tracks import TRACKS
+
     found = kinds_of_files(submission.res_root)
     if not found or kind in found:
         return ""
     other = sorted(found)[0]
-    return (" (the submission holds files of %s, such as %s: submit them to that track's phase)"
-            % (TRACK_WORDS[other], found[other]))
+    return (" (the submission holds files of the %s track (%s), such as %s: submit them to that track's phase)"
+            % (other, TRACKS[other].FILES, found[other]))
 
 
 def missing_file(submission, rel, kind=None):

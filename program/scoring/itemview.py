@@ -358,13 +358,42 @@ def aggregate(view, weights=None, keys=None):
     The one function from per-item terms to leaderboard scores, for evaluate.py (no
     weights) and for every bootstrap resample of compare.py (draw counts as weights).
     """
+    return _scores(view, keys, lambda statistic: stratum_values(view, statistic, weights))
+
+
+def aggregate_by_stratum(view, weights, resamples, keys=None):
+    """aggregate(view, list(weights), keys), the weights given as an iterable of each
+    stratum's draw counts in stratum order (bootstrap.stratum_weights): one stratum's
+    matrix is held at a time (the events track's 100 categories of 30,000 images would
+    otherwise hold 3 million counts per resample)."""
+    statistics = OrderedDict()
+    for key in keys or list(view.scores):
+        statistic = view.scores[key].statistic
+        statistics.setdefault(_name(statistic), statistic)
+    parts = dict((name, []) for name in statistics)
+    for h, stratum_weights in enumerate(weights):
+        start, end = view.bounds[h]
+        for name, statistic in statistics.items():
+            parts[name].append(STATISTICS[statistic.kind](view, statistic, {h: stratum_weights}, h, start, end))
+    tables = dict((name, np.stack(columns, axis=1) if columns else np.zeros((resamples, 0)))
+                  for name, columns in parts.items())
+    return _scores(view, keys, lambda statistic: tables[_name(statistic)])
+
+
+def _name(statistic):
+    return json.dumps(statistic.to_json(), sort_keys=True)
+
+
+def _scores(view, keys, values_of):
+    """key -> (resamples,) array from values_of(statistic), its (resamples, strata) values,
+    asked once per distinct statistic: a stratum's value, or the mean over the strata."""
     out = OrderedDict()
     cache = {}
     for key in keys or list(view.scores):
         score = view.scores[key]
-        name = json.dumps(score.statistic.to_json(), sort_keys=True)
+        name = _name(score.statistic)
         if name not in cache:
-            cache[name] = stratum_values(view, score.statistic, weights)
+            cache[name] = values_of(score.statistic)
         values = cache[name]
         if score.stratum is not None:
             out[key] = values[:, score.stratum].copy()

@@ -66,7 +66,7 @@ class TrackDir(object):
     def __init__(self, path, rel, kind, config):
         self.path = path  # absolute path of the track directory in ref/
         self.rel = rel  # '' for a root track, else the sub-directory name
-        self.kind = kind  # 'authentication' | 'lines' | 'events'
+        self.kind = kind  # the kind's name (tracks.TRACKS), from track.yaml's `track:`
         self.config = config  # the raw mapping of track.yaml
 
     @property
@@ -103,16 +103,16 @@ def read_track_yaml(path, label):
             raise ReferenceDataError("%s uses a YAML alias (*name)%s; write the value out instead (aliases are "
                                      "refused: a few of them can expand into gigabytes)." % (label, where))
         raise ReferenceDataError(
-            "%s is not valid YAML%s; expected a mapping such as 'track: lines'." % (label, where)
+            "%s is not valid YAML%s; expected a mapping such as 'track: <kind>'." % (label, where)
         )
     except (OSError, UnicodeDecodeError) as exc:
         raise ReferenceDataError("%s cannot be read (%s)." % (label, exc))
     except RecursionError:
         raise ReferenceDataError("%s nests its values too deeply; expected a flat mapping such as "
-                                 "'track: lines'." % label)
+                                 "'track: <kind>'." % label)
     if not isinstance(config, dict) or "track" not in config:
         raise ReferenceDataError(
-            "%s must be a mapping with at least a 'track' key, e.g. 'track: authentication'." % label
+            "%s must be a mapping with at least a 'track' key naming the kind of the track, 'track: <kind>'." % label
         )
     return config
 
@@ -135,7 +135,7 @@ def find_tracks(ref_root, known_kinds):
     if not candidates:
         raise ReferenceDataError(
             "No track.yaml found in ref/ or in any of its sub-directories; each track of a phase "
-            "needs one, e.g. 'track: authentication'."
+            "needs one naming its kind, 'track: <kind>' (one of %s)." % ", ".join(sorted(known_kinds))
         )
     tracks = []
     for rel, path in candidates:

@@ -57,6 +57,17 @@ def boolean():
     return Check("true or false", convert)
 
 
+def text():
+    """A line of text: a title (a string, or a number YAML read as one, as written)."""
+    def convert(value):
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return None
+        value = str(value).strip()
+        return value if value and "\n" not in value else None
+
+    return Check("a title on one line, e.g. 'My competition'", convert)
+
+
 def brief(value, limit=80):
     """repr(value), cut to `limit` characters: a message quotes a value, never a whole structure."""
     text = repr(value)

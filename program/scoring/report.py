@@ -237,6 +237,7 @@ h1{font-size:1.45rem;margin:.2rem 0 .9rem}h2{font-size:1.25rem;margin:2rem 0 .6r
 border-bottom:2px solid #d5dbe3;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
 h4{font-size:.95rem;margin:1rem 0 .3rem}
 p{max-width:48rem}
+.competition{margin:-.6rem 0 .9rem;color:#44505c}
 a{color:#1f5fbf}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:.9rem}
 .card{border:1px solid #cfd8e3;border-radius:10px;padding:.8rem 1rem;background:#f6f9fc}
@@ -371,7 +372,11 @@ def render_html(scores, results, log_lines):
     the charts, the log, and every key of scores.txt last."""
     anchor = _Anchors()
     track_ids = [anchor(result.title) for result in results]
-    parts = [page_head("Detailed results"), '<h1 id="top">Detailed results</h1>']
+    competition = next((r.competition for r in results if r.competition), "")
+    parts = [page_head("Detailed results" + (": " + competition if competition else "")),
+             '<h1 id="top">Detailed results</h1>']
+    if competition:
+        parts.append('<p class="competition">%s</p>' % html.escape(competition))
     if len(results) > 1:  # every ranking score on the first screen, even on a phone
         parts.append('<p class="scoreline">%s</p>' % " ".join(
             '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (

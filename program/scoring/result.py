@@ -106,9 +106,10 @@ class TrackResult(object):
     pending: the sentence the page shows instead of the scores (runner.stand_in_result).
     """
 
-    def __init__(self, kind, title):
+    def __init__(self, kind, title=""):
         self.kind = kind
-        self.title = title
+        self.title = title  # the organizer's title of the track (set by the runner)
+        self.competition = ""  # the organizer's title of the competition, if known
         self.scores = OrderedDict()
         self.sections = []
         self.private = []

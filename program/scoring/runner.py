@@ -5,7 +5,8 @@ from collections import OrderedDict
 
 from . import layout, memory, report, views
 from .errors import ReferenceDataError
-from .options import boolean, parse_options
+from . import tracks as kinds
+from .options import boolean, parse_options, text
 from .result import TrackResult
 from .tracks import TRACKS
 
@@ -17,8 +18,10 @@ PENDING = ("Your submission is valid: it was checked against the final phase's t
 
 
 #: Options of every track.yaml, whatever its kind, handled here rather than by the track:
-#: stand_in (stand_in_result: validate the submission, score nothing).
-COMMON_OPTIONS = {"stand_in": (False, boolean())}
+#: stand_in (stand_in_result: validate the submission, score nothing); title and
+#: competition, the organizer's titles of the track and of its competition, which the
+#: page shows (the build writes them from the competition's source.yaml).
+COMMON_OPTIONS = {"stand_in": (False, boolean()), "title": (None, text()), "competition": (None, text())}
 
 
 def track_options(config, module, where):
@@ -51,8 +54,8 @@ def refuse_key_collisions(prepared):
     so Tasso-1 and Tasso_1, a subset 'balanced' (balanced_accuracy) or a manuscript
     'fest2025' under protocol both would otherwise overwrite another score."""
     owner = {}
-    for track, module, options, prefix in prepared:
-        for key in module.keys(track, options):
+    for track, _, options, prefix in prepared:
+        for key in kinds.keys(track.kind, track, options):
             full = prefix + key
             if full in owner:
                 first = owner[full]
@@ -81,7 +84,9 @@ def score_submission(input_dir, log):
         submission = layout.submission_for(track, res_root, all_tracks, log)
         log.info("Scoring track %s (%s)." % (track.rel or "at the root of ref/", track.kind))
         result = module.score(track, submission, options, log)
-        if prefix:
+        result.title = track_title(track, options)
+        result.competition = options["competition"] or ""
+        if prefix and result.title != track.rel:
             result.title = "%s (%s)" % (result.title, track.rel)
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
@@ -92,6 +97,12 @@ def score_submission(input_dir, log):
     return scores, results
 
 
+def track_title(track, options):
+    """The track's title on the page: the organizer's (track.yaml's title), else its folder's
+    name, else the neutral name of its kind."""
+    return options["title"] or track.rel or kinds.require(track.kind, "LABEL", "the detailed results page")
+
+
 def stand_in_result(result):
     """The result of a track scored against a stand-in reference (track.yaml: stand_in: true,
     the organizer keeps the real ground truth off the platform until the phase closes): the
@@ -99,6 +110,7 @@ def stand_in_result(result):
     key is 0 (the platforms need every column, as a finite number), the page says why, and
     nothing goes to private/ (its per-item tables and views would describe the stand-in)."""
     pending = TrackResult(result.kind, result.title)
+    pending.competition = result.competition
     for key in result.scores:
         pending.set_score(key, 0.0)
     pending.key_prefix = result.key_prefix

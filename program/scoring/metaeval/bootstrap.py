@@ -15,6 +15,8 @@ corrections vanish. The seeded coverage simulation of tests/test_metaeval_covera
 checks 93%-97% coverage at the sizes of the tracks.
 """
 
+from collections import OrderedDict
+
 import numpy as np
 from scipy.stats import norm, t as student
 
@@ -27,8 +29,13 @@ LEVEL = 0.95
 
 def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """Per stratum a (resamples, items of the stratum) matrix of draw counts."""
+    return list(stratum_weights(view, resamples, seed))
+
+
+def stratum_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """draw_weights one stratum after another (the same draws), for a caller that holds
+    one stratum's matrix at a time."""
     rng = np.random.RandomState(seed)
-    out = []
     for start, end in view.bounds:
         weights = np.zeros((resamples, end - start))
         blocks = view.block[start:end]
@@ -39,8 +46,7 @@ def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
             picked = rng.randint(0, size, size=(resamples, draws))
             flat = (picked + size * np.arange(resamples)[:, None]).ravel()
             weights[:, members] = np.bincount(flat, minlength=resamples * size).reshape(resamples, size)
-        out.append(weights)
-    return out
+        yield weights
 
 
 def degrees_of_freedom(view, key=None):
@@ -103,3 +109,19 @@ def rank_interval(ranks, level=LEVEL):
     low = int(np.floor(tail * count))
     high = min(count - 1, int(np.ceil((1 - tail) * count)) - 1)
     return ordered[low], ordered[high]
+
+
+def half_widths(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=LEVEL):
+    """key -> half the width of each score's interval (`interval`: the percentile interval
+    of the stratified bootstrap, recentred on the score, widened for few items, clipped to
+    the score's bounds): one number per score for a platform that shows a symmetric +-
+    (EvalAI's error bars). Holds one stratum's draws at a time."""
+    from .. import itemview
+
+    estimates = itemview.leaderboard(view)
+    samples = itemview.aggregate_by_stratum(view, stratum_weights(view, resamples, seed), resamples)
+    out = OrderedDict()
+    for key, values in samples.items():
+        low, high = interval(values, estimates[key], degrees_of_freedom(view, key), level, view.scores[key].bounds)
+        out[key] = float(high - low) / 2
+    return out

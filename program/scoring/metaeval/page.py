@@ -1,12 +1,11 @@
 """ranking.csv, pairs.csv, ranks.csv and report.html of the meta-evaluation."""
 
-import csv
 import html
-import io
 import math
 
 import numpy as np
 
+from ..csvtext import csv_text
 from ..report import page_footer
 from . import analysis, charts
 
@@ -39,14 +38,6 @@ def _csv_number(value):
     if isinstance(value, (int, np.integer)):
         return "%d" % value
     return "%.10g" % value
-
-
-def _csv(header, rows):
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
 
 
 # -- the CSV files ------------------------------------------------------------------------
@@ -82,7 +73,7 @@ def ranking_rows(analyses):
 
 
 def ranking_csv(analyses):
-    return _csv(*ranking_rows(analyses))
+    return csv_text(*ranking_rows(analyses))
 
 
 PAIRS_HEADER = ["track", "score", "a", "b", "difference", "ci_low", "ci_high", "p", "p_adjusted", "test"]
@@ -102,7 +93,7 @@ def pairs_csv(analyses):
                              _csv_number(high), p, q, tests.test])
                 rows.append([a.label, key, a.names[j], a.names[i], _csv_number(-d), _csv_number(-high),
                              _csv_number(-low), p, q, tests.test])
-    return _csv(PAIRS_HEADER, rows)
+    return csv_text(PAIRS_HEADER, rows)
 
 
 def ranks_csv(analyses):
@@ -115,7 +106,7 @@ def ranks_csv(analyses):
         for s, name in enumerate(a.names):
             for r in np.flatnonzero(a.rank_frequency[s] > 0):
                 rows.append([a.label, a.primary, name, int(r + 1), _csv_number(a.rank_frequency[s][r])])
-    return _csv(["track", "score", "submission", "rank", "share"], rows)
+    return csv_text(["track", "score", "submission", "rank", "share"], rows)
 
 
 # -- report.html ----------------------------------------------------------------------------

@@ -53,7 +53,8 @@ def read_ground_truth(track):
     names = subset_names(track.path)
     if not names:
         raise ReferenceDataError(
-            "%s holds no <Subset>.csv ground-truth file; expected e.g. Pizan.csv with columns filename,label."
+            "%s holds no <Subset>.csv ground-truth file; expected one per subset (e.g. Writer_A.csv) with columns "
+            "filename,label."
             % track.label
         )
     subsets = []
@@ -177,8 +178,9 @@ def read_merged_labels(path, shown, subsets):
             candidates = owner.get(filename) or owner.get(os.path.splitext(filename)[0]) or []
             if len(set(candidates)) != 1:
                 raise SubmissionError(
-                    "%s line %d: the subset of %s cannot be told from its name or its label %r; "
-                    "add a subset column or use labels like Pizan/not-Pizan." % (shown, line, filename, text))
+                    "%s line %d: the subset of %s cannot be told from its name or its label %r; add a subset "
+                    "column or use labels like <Subset>/not-<Subset> (e.g. %s/not-%s)."
+                    % (shown, line, filename, text, subsets[0].name, subsets[0].name))
             subset = by_lower[candidates[0].lower()]
         label = parse_label(text, subset.name)
         if label is None:

@@ -415,7 +415,7 @@ def category_names(track_path):
 def read_reference(track):
     names = category_names(track.path)
     if not names:
-        raise ReferenceDataError("%s holds no <Category>.txt file; expected e.g. La_Tomatina.txt with lines "
+        raise ReferenceDataError("%s holds no <Category>.txt file; expected e.g. Harvest_Festival.txt with lines "
                                  "'<image id> <label>'." % track.label)
     categories = []
     for name in names:

@@ -52,7 +52,7 @@ def manuscripts(track):
     found = [name for name in names if _page_files(os.path.join(track.path, name))]
     if not found:
         raise ReferenceDataError(
-            "%s holds no <manuscript>/<page>.png ground-truth masks; expected e.g. Latin2/page01.png."
+            "%s holds no <manuscript>/<page>.png ground-truth masks; expected e.g. Manuscript_A/page01.png."
             % track.label)
     return found
 

@@ -375,3 +375,33 @@ def _one_layout(grid):
             value += digits[j]
     value /= _POWERS[digits.shape[0] - 1 - int(dot[0]) if dot.size else 0]
     return value
+
+
+#: The sentences of this module a participant may get, for the manuals (tracks/<kind>.py,
+#: errors()): (problem, sentence with {file} for the file, None: whatever the options).
+#: Those of every text file, then those of a CSV table (read_csv_table).
+TEXT_ERRORS = [
+    ("not UTF-8", "{file} line {line} is not UTF-8 text (byte 0xe9); save the file as UTF-8.", None),
+    ("a NUL byte", "{file} line {line} holds a NUL byte; expected a text file.", None),
+    ("a file that cannot be read", "{file} cannot be read (Permission denied).", None),
+    ("not a file", "{file} is a folder; expected a regular file.", None),
+    ("larger than the memory", "{file} is larger than the memory the scoring machine has left.", None),
+]
+CSV_ERRORS = [
+    ("an unclosed quote", "{file} line {line} opens a quoted field that the line does not close; remove the stray "
+                          "double quote or close it on the same line.", None),
+    ("a field too long", "{file} line {line} holds a field longer than 131072 characters; expected short names and "
+                         "labels.", None),
+    ("not CSV", "{file} line {line} is not valid CSV ({reason}).", None),
+    ("an empty file", "{file} is empty; expected a header line '{columns}' and one line per image.", None),
+    ("another separator", "{file} separates its columns with {separator}; expected commas, e.g. '{columns}'.",
+     None),
+    ("no header", "{file} line 1 should be the header '{all_columns}' (found '{first_line}'); add the header line.",
+     None),
+    ("an unknown column", "{file} has an unexpected column 'score'; expected the columns {column_list}.", None),
+    ("a column twice", "{file} repeats a column in its header; expected {columns}.", None),
+    ("a blank line", "{file} line {line} is blank; remove blank lines.", None),
+    ("a line of another length", "{file} line {line} has {fields} fields; expected {count_columns} ({all_columns}).",
+     None),
+    ("the header twice", "{file} line {line} repeats the header; keep a single header line.", None),
+]

@@ -1,6 +1,8 @@
-"""Track `authentication` (ICDAR 2026 FalsID): authentic vs. imitation, per subset.
+"""The kind `authentication`: authentic vs. imitation handwriting, per subset (labels and
+distances between the images of each subset).
 
-Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> result.
+Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> result; then
+what the build says of the kind (public items, hints, page texts, error sentences).
 SPEC section 3; seeds/authentication-track-evaluation.txt.
 """
 
@@ -11,16 +13,18 @@ import os
 import numpy as np
 
 from .. import options as opt
+from ..columns import Column, Metric
+from ..csvtext import csv_bytes, csv_text
 from ..errors import ReferenceDataError, SubmissionError
-from ..itemview import ItemView, Ratio, Score, leaderboard
+from ..itemview import ItemView, Ratio, leaderboard
 from ..layout import key_name
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
 from ..readers import authentication as reader
+from ..readers import text
 from ..readers.text import decode_lines, read_bytes
 from ..result import ConfusionMatrix, Paragraph, Table, TrackResult
-
-TITLE = "Authentication (FalsID)"
+from . import refusals
 
 OPTIONS = {
     "distances": ("required", opt.choice("required", "optional")),
@@ -33,19 +37,38 @@ RATES = ("accuracy", "precision", "recall", "specificity")
 DOC_EXTENSIONS = (".md", ".txt", ".pdf")
 
 FP_FN_NOTE = (
-    "About the names of the errors: the competition text calls 'FP' an imitation accepted as "
-    "authentic and 'FN' an authentic image rejected as imitation (the forensic viewpoint). With "
-    "imitation as the positive class, as used for precision and recall here, the standard names "
-    "are the other way round. The tables therefore name the two errors in words."
+    "About the names of the errors: imitation is the positive class here, as used for precision and "
+    "recall, so an authentic image rejected as imitation is a false positive and an imitation accepted as "
+    "authentic a false negative; forensic texts often name them the other way round (an accepted forgery "
+    "as a false positive). The tables therefore name the two errors in words."
 )
 
+METRICS = {
+    "uar": Metric("UAR (mean accuracy)", "the mean over subsets of the share of images labelled right"),
+    "balanced_accuracy": Metric("Balanced accuracy", "the mean over subsets of (recall + specificity) / 2"),
+    "accuracy": Metric("accuracy", "the share of images labelled right"),
+    "precision": Metric("precision", "of the images called imitation, the share that are imitations"),
+    "recall": Metric("recall", "of the imitations, the share called imitation"),
+    "specificity": Metric("specificity", "of the authentic images, the share called authentic"),
+}
 
-def keys(track, options):
-    """Leaderboard keys: uar first, then balanced accuracy, top-k, per-subset rates."""
-    ks = ["top%d" % k for k in options["k"]]
-    subsets = [key_name(name) for name in reader.subset_names(track.path)]
-    per_subset = [s + "_" + m for s in subsets for m in list(RATES) + ks]
-    return ["uar", "balanced_accuracy"] + ks + per_subset
+
+def top_metric(k):
+    return Metric("top-%d" % k, "the share of images that have an image of their own class among their %d "
+                                "nearest (by your distances), mean over subsets" % k)
+
+
+def columns(track, options):
+    """uar first, then balanced accuracy, top-k, per-subset rates and top-k."""
+    ks = options["k"]
+    out = [Column("uar", "uar", METRICS["uar"]),
+           Column("balanced_accuracy", "balanced_accuracy", METRICS["balanced_accuracy"])]
+    out += [Column("top%d" % k, "top%d" % k, top_metric(k)) for k in ks]
+    for subset in reader.subset_names(track.path):
+        prefix = key_name(subset) + "_"
+        out += [Column(prefix + name, name, METRICS[name], subset) for name in RATES]
+        out += [Column(prefix + "top%d" % k, "top%d" % k, top_metric(k), subset) for k in ks]
+    return out
 
 
 def score(track, submission, options, log):
@@ -53,7 +76,7 @@ def score(track, submission, options, log):
     predictions = read_predictions(submission, subsets, log)
     documentation = find_documentation(submission, options, log)
     ks = options["k"]
-    result = TrackResult("authentication", TITLE)
+    result = TrackResult("authentication")
     per_subset = []
     for subset in subsets:
         y_pred = predictions[subset.name]
@@ -71,7 +94,7 @@ def score(track, submission, options, log):
 
 
 def item_view(per_subset, ks):
-    """Images within subsets; resampled within (subset, true class). Every key of keys()
+    """Images within subsets; resampled within (subset, true class). Every key of columns()
     is a Ratio of summed per-image terms: uar the mean over subsets of correct / images,
     balanced_accuracy of (correct imitations / imitations + correct authentic / authentic) / 2,
     top-k of hit values over the included images; per subset its rates and top-k."""
@@ -98,16 +121,19 @@ def item_view(per_subset, ks):
         items.extend(subset.filenames)
         block.append(2 * h + truth)
     columns = dict((k, np.concatenate(v) if v else np.zeros(0)) for k, v in columns.items())
-    scores = [("uar", Score(Ratio(("correct", "one")), ranked=True)),
-              ("balanced_accuracy", Score(Ratio(("correct_positive", "positive"), ("correct_negative", "negative")),
-                                          ranked=True))]
-    scores += [(name, Score(Ratio((name, "included")), ranked=column == 0)) for column, name in enumerate(top)]
+    top_metrics = [top_metric(k) for k in ks]
+    scores = [("uar", METRICS["uar"].score(Ratio(("correct", "one")), ranked=True)),
+              ("balanced_accuracy", METRICS["balanced_accuracy"].score(
+                  Ratio(("correct_positive", "positive"), ("correct_negative", "negative")), ranked=True))]
+    scores += [(name, metric.score(Ratio((name, "included")), ranked=column == 0))
+               for column, (name, metric) in enumerate(zip(top, top_metrics))]
     rates = {"accuracy": ("correct", "one"), "precision": ("correct_positive", "predicted"),
              "recall": ("correct_positive", "positive"), "specificity": ("correct_negative", "negative")}
     for h, subset in enumerate(strata):
         prefix = key_name(subset) + "_"
-        scores += [(prefix + name, Score(Ratio(rates[name]), stratum=h)) for name in RATES]
-        scores += [(prefix + name, Score(Ratio((name, "included")), stratum=h)) for name in top]
+        scores += [(prefix + name, METRICS[name].score(Ratio(rates[name]), stratum=h)) for name in RATES]
+        scores += [(prefix + name, metric.score(Ratio((name, "included")), stratum=h))
+                   for name, metric in zip(top, top_metrics)]
     return ItemView(strata, sizes, items, columns, scores, "uar",
                     reference_columns=["one", "label", "positive", "negative", "included"],
                     block=np.concatenate(block) if block else np.zeros(0), decision="predicted", truth="label",
@@ -223,7 +249,7 @@ def describe(result, per_subset, ks, documentation, options):
     result.highlights += [("%s accuracy" % subset.name, rates["accuracy"]) for subset, _, _, rates, _ in per_subset]
     overview = result.section("Summary")
     overview.add(Paragraph(
-        "Ranking score uar: the mean over subsets of per-subset accuracy (the competition's formula). "
+        "Ranking score uar: the mean over subsets of per-subset accuracy. "
         "balanced_accuracy: the mean over subsets of (recall + specificity) / 2. Imitation is the "
         "positive class. Top-k: for each image, whether an image of its own class is among its k "
         "nearest by the submitted distances (ties at the k-th place counted in expectation)."))
@@ -299,20 +325,242 @@ def write_placeholder_labels(track_dir, files):
 
 
 def per_image_table(subset, y_pred, retrieval, ks):
-    lines = ["filename,true,predicted,correct,%s\n" % ",".join("top%d" % k for k in ks)]
     shown = {}  # hit values repeat (0, 1 and a few tie probabilities): format each once
     for h in set(retrieval["hits"].ravel().tolist()):  # numpy.unique of floats would import numpy.ma (50 ms)
         shown[h] = "%.10g" % h
-    left_out = "," * (len(ks) - 1)
-    for filename, true, predicted, hits, included in zip(
-            subset.filenames, np.asarray(subset.labels).tolist(), np.asarray(y_pred).tolist(),
-            retrieval["hits"].tolist(), retrieval["included"].tolist()):
-        lines.append("%s,%d,%d,%d,%s\n" % (_csv_cell(filename), true, predicted, int(true == predicted),
-                                            ",".join([shown[h] for h in hits]) if included else left_out))
-    return "".join(lines).encode("utf-8")
+    left_out = [""] * len(ks)
+    rows = [[filename, true, predicted, int(true == predicted)] + ([shown[h] for h in hits] if included else left_out)
+            for filename, true, predicted, hits, included in zip(
+                subset.filenames, np.asarray(subset.labels).tolist(), np.asarray(y_pred).tolist(),
+                retrieval["hits"].tolist(), retrieval["included"].tolist())]
+    return csv_bytes(["filename", "true", "predicted", "correct"] + ["top%d" % k for k in ks], rows)
 
 
-def _csv_cell(text):
-    if any(c in text for c in ',"\n'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
+# ---------------------------------------------------------------- the public items (public.py)
+
+
+def public_items(track):
+    """The image names of each subset."""
+    return {"subsets": [{"name": subset.name, "images": list(subset.filenames)}
+                        for subset in reader.read_ground_truth(track)]}
+
+
+def stand_in_reference(items, directory):
+    from ..public import write_text
+
+    for subset in items["subsets"]:
+        rows = [[name, i % 2] for i, name in enumerate(subset["images"])]
+        write_text(os.path.join(directory, subset["name"] + ".csv"), csv_text(["filename", "label"], rows))
+
+
+def dummy_submission(items, directory):
+    from ..public import write_text
+
+    for subset in items["subsets"]:
+        names = subset["images"]
+        write_text(os.path.join(directory, subset["name"] + "_labels.csv"),
+                   csv_text(["filename", "label"], [[name, 0] for name in names]))
+        np.savez_compressed(os.path.join(directory, subset["name"] + "_distances.npz"),
+                            names=np.array(names), distances=np.ones((len(names), len(names)), dtype=np.float32))
+    write_text(os.path.join(directory, "README.md"),
+               "A dummy submission: every image authentic, every distance 1. Replace these files by yours.\n")
+
+
+# ---------------------------------------------------------------- hints (hints.py)
+
+FILES = "labels and distances per subset"
+
+
+def looks_like(rel, path):
+    name = rel.split("/")[-1].lower()
+    return name == "labels.csv" or name.endswith(("_labels.csv", "_distances.csv", "_distances.npz"))
+
+
+# ---------------------------------------------------------------- pages and manual (tools/markup.py's format)
+
+LABEL = "Handwriting authentication"
+
+TASK = ("Handwriting authentication: for every image of a subset (one writer or one script), tell whether it is "
+        "authentic or an imitation, and give distances between the images of the subset so that images of the "
+        "same class are near each other.")
+
+
+def submission_format(options):
+    return (
+        "Per subset `<Subset>` of the test set, at the top level of the zip:\n\n"
+        "- `<Subset>_labels.csv`: a header line `filename,label`, then one line per image; the label is "
+        "`0`/`1`, `authentic`/`imitation` or `<Subset>`/`not-<Subset>` (0 and `<Subset>` mean authentic). One "
+        "merged `labels.csv` with the columns `filename,label,subset` is accepted instead (the `subset` column "
+        "may be left out where the label or the file name tells the subset).\n"
+        "- `<Subset>_distances.csv`: a square matrix of distances between the images of the subset, top-left "
+        "cell empty, a header row of file names, then one row per image starting with its name; or "
+        "`<Subset>_distances.npz` with the arrays `names` and `distances` (`numpy.savez`), smaller and faster "
+        "for large subsets. Every distance a finite number. %s\n"
+        "- a `README.md`, `.txt` or `.pdf` describing your method (%s).\n\n"
+        "Names must match the test set's exactly; where one does not, it is matched on the name without its "
+        "extension if that is unambiguous, and the log says so. Images not in the test set are ignored with a "
+        "warning; an asymmetric matrix is accepted with a warning (each row ranks for its own image).\n"
+        % ("Required." if options["distances"] == "required" else "Optional: without it, the subset's top-k is 0.",
+           "required" if options["documentation"] == "required" else "optional"))
+
+
+def example(items, options):
+    """(submission files, reference files holding the same items, None): {path: text}."""
+    subset = items["subsets"][0]
+    name = subset["name"]
+    a, b = (subset["images"] + subset["images"])[:2] if len(subset["images"]) < 2 else subset["images"][:2]
+    res = {"%s_labels.csv" % name: csv_text(["filename", "label"], [[a, 0], [b, 1]])}
+    if options["distances"] == "required":
+        res["%s_distances.csv" % name] = csv_text(["", a, b], [[a, 0, 0.42], [b, 0.42, 0]])
+    if options["documentation"] == "required":
+        res["README.md"] = "Features: slant, stroke width and letter spacing.\n"
+    ref = {"%s.csv" % name: csv_text(["filename", "label"], [[a, 0], [b, 1]])}
+    return res, ref, None
+
+
+def metrics_text(options):
+    ks = ", ".join("`top%d`" % k for k in options["k"])
+    return (
+        "Per subset, with imitation as the positive class: accuracy, precision, recall and specificity of the "
+        "labels (a ratio whose denominator is 0 is 0, and the detailed results say why). The ranking score "
+        "`uar` is the mean over subsets of the accuracy; `balanced_accuracy` the mean over subsets of (recall + "
+        "specificity) / 2. %s: for each image, the others of its subset ranked by your distances (its own row; "
+        "itself left out); a hit if an image of its class is among the k nearest, ties at the k-th place "
+        "counted in expectation; images whose class has no other image in the subset are left out; the mean "
+        "over images, then over subsets. Every score: higher is better, from 0 to 1.\n" % ks)
+
+
+def privacy(options):
+    detail = "the per-image table (truth, prediction, top-k hits)"
+    return ("After each submission you see your scores and a detailed results page: per subset the counts, "
+            "rates and a confusion matrix, and every warning. %s\n"
+            % ("It also shows %s." % detail if options["public_details"] else
+               "The per-image table (truth, prediction, top-k hits) stays private to the organizers: showing it "
+               "would reveal the ground truth."))
+
+
+def count_items(items):
+    images = sum(len(s["images"]) for s in items["subsets"])
+    return "%d image%s in %d subset%s (%s)" % (images, "" if images == 1 else "s", len(items["subsets"]),
+                                               "" if len(items["subsets"]) == 1 else "s",
+                                               ", ".join(s["name"] for s in items["subsets"]))
+
+
+#: The sentences of a refusal (exit status 1), {name} standing for what varies. Each is
+#: (problem, sentence, when it can happen: None always, else a test of the options).
+ERRORS = [
+    ("no label file", "The submission has no {labels}; expected one <Subset>_labels.csv per subset ({all_labels}) "
+                      "or one labels.csv{hint}.", None),
+    ("a name in another case", "The submission has {lower_labels} but the name must be {labels} (file names are "
+                               "case-sensitive).", None),
+    ("both label forms", "The submission holds both labels.csv and {labels}; keep one form: one "
+                         "<Subset>_labels.csv per subset or a single labels.csv.", None),
+    ("a bad label", "{labels} line {line} has the label '{value}'; expected 0/1, authentic/imitation or "
+                    "{subset}/not-{subset}.", None),
+    ("an image listed twice", "{labels} line {line} repeats {image} (first on line {first}); list each image "
+                              "once.", None),
+    ("images missing", "{labels} lacks {missing} of the {count} images of the ground truth, e.g. {image}; every "
+                       "image must be listed.", None),
+    ("merged labels: an unknown subset", "labels.csv line {line} names the subset '{value}'; expected one of "
+                                         "{subsets}.", None),
+    ("merged labels: subset and label disagree", "labels.csv line {line} says subset {subset} but the label "
+                                                 "'not-{subset2}' names {subset2}; make them agree.", None),
+    ("merged labels: no subset", "labels.csv line {line}: the subset of {image} cannot be told from its name or "
+                                 "its label '{value}'; add a subset column or use labels like "
+                                 "<Subset>/not-<Subset> (e.g. {subset}/not-{subset}).", None),
+    ("merged labels: a bad label", "labels.csv line {line} has the label '{value}' for subset {subset}; expected "
+                                   "0/1, authentic/imitation or {subset}/not-{subset}.", None),
+    ("no distance file", "The submission has no {distances}; expected the distance matrix {distances} (or {npz}) "
+                         "of subset {subset}{hint}.", lambda options: options["distances"] == "required"),
+    ("both distance forms", "The submission holds both {npz} and {distances}; keep one.", None),
+    ("an empty matrix", "{distances} is empty; expected a header row of file names.", None),
+    ("no header row", "{distances} line 1 should be the header ',name1,name2,...' (found '{found}'); separate "
+                      "the cells with commas.", None),
+    ("a header of numbers", "{distances} line 1 holds numbers; expected a header row of file names (top-left "
+                            "cell empty).", None),
+    ("a matrix too large", "{distances} is a {big} x {big} matrix that needs {needed} GB of memory but the scoring "
+                           "machine has {free} GB free; submit it as {npz} with float32 distances, or check its "
+                           "size.", None),
+    ("not a matrix", "{distances} is not a {count} x {count} labeled matrix; expected a header row and one row per "
+                     "image.", None),
+    ("rows and columns in another order", "{distances} line {line} is named {image2} but column {column} is "
+                                          "{image}; rows and columns must list the same names in the same order.",
+     None),
+    ("a row without commas", "{distances} line {line} has no comma; expected 'name,d1,...,d{count}'.", None),
+    ("a row of another length", "{distances} line {line} has {fields} distances; expected {count}, one per column "
+                                "of the header.", None),
+    ("a cell that is no number", "{distances} line {line}, column {column} holds '{value}'; expected a number.",
+     None),
+    ("a decimal comma", "{distances} line {line}, column {column} holds '0,5'; expected a number with a dot for "
+                        "decimals, e.g. 0.5.", None),
+    ("rows missing", "{distances} has {rows} rows of distances for {count} columns; expected a square matrix.",
+     None),
+    ("NaN", "{distances} line {line}, column {column} ({image} to {image2}) is nan; every distance must be a "
+            "number (inf for the farthest).", None),
+    ("an image twice in a matrix", "{distances} names {image} twice (rows {first} and {line}); each image once.",
+     None),
+    ("not square", "{distances}: the distance matrix is {count} x {fields}; expected a square {count} x {count} "
+                   "matrix.", None),
+    ("names and rows differ", "{npz} has {fields} names for a {count} x {count} matrix; expected one name per row.",
+     None),
+    (".npz: not an archive", "{npz} is not a readable .npz archive; save it with numpy.savez(names=..., "
+                             "distances=...).", None),
+    (".npz: arrays missing", "{npz} holds the arrays a, b; expected 'names' and 'distances'.", None),
+    (".npz: names not strings", "{npz}: 'names' must be a 1-D array of strings (found float64 of shape "
+                                "({count},)).", None),
+    (".npz: names too large", "{npz}: 'names' declares {big} strings of {bytes} bytes, more than the memory the "
+                              "scoring machine has; check the array.", None),
+    (".npz: distances not numbers", "{npz}: 'distances' must hold numbers (found <U8).", None),
+    (".npz: too large to decode", "{npz}: decoding its arrays needs more memory than the scoring machine has.",
+     None),
+    (".npz: objects", "{npz} holds object arrays; save names as strings and distances as floats (pickled objects "
+                      "are refused).", None),
+    (".npz: an unreadable array", "{npz}: the array 'distances' cannot be read ({reason}); save it with "
+                                  "numpy.savez.", None),
+    (".npz: a damaged archive", "{npz}: an array cannot be read ('distances': {reason}); save it again with "
+                                "numpy.savez.", None),
+    (".npz: another compression", "{npz}: the array 'distances' is compressed with method 12; save it with "
+                                  "numpy.savez or numpy.savez_compressed.", None),
+    (".npz: not a .npy array", "{npz}: the array 'distances' is not a .npy array of format 1 or 2; save it with "
+                               "numpy.savez.", None),
+    (".npz: a header too long", "{npz}: the array 'distances' declares a header of 65535 bytes; a .npy header is "
+                                "at most 10000.", None),
+    (".npz: an unreadable header", "{npz}: the header of the array 'distances' cannot be read (expected a "
+                                   "dictionary like {{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3)}}); "
+                                   "save it with numpy.savez.", None),
+    (".npz: data missing", "{npz}: the array 'distances' declares {count} x {count} values ({bytes} bytes) but the "
+                           "archive holds 128 bytes (100 compressed) for it; save it again with numpy.savez.", None),
+    (".npz: NaN", "{npz} distances[{row}, {column}] ({image} to {image2}) is nan; every distance must be a number "
+                  "(inf for the farthest).", None),
+    (".npz: an integer beyond 2^53", "{npz} distances[{row}, {column}] ({image} to {image2}) is the integer {huge}, "
+                                     "beyond 2^53 = 9007199254740992, where integers stop being exact as float64 "
+                                     "(neighbouring integers become equal); scale the distances down or save them as "
+                                     "floats.", None),
+    ("no documentation", "The submission has no documentation; add a README.md, .txt or .pdf that describes which "
+                         "script features drive the distances and the classification.",
+     lambda options: options["documentation"] == "required"),
+]
+
+ERRORS += text.TEXT_ERRORS + text.CSV_ERRORS  # the CSV files' own sentences ({file}: a label file)
+errors = refusals(ERRORS)
+
+
+def error_values(items):
+    """Example values for ERRORS' {names}, from the phase's own subsets and images."""
+    subsets = items["subsets"]
+    first = subsets[0]
+    images = (first["images"] + ["image.png", "image2.png"])[:2]
+    labels = first["name"] + "_labels.csv"
+    return {
+        "subset": first["name"], "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
+        "labels": labels, "file": labels,
+        "lower_labels": labels.lower() if labels.lower() != labels else labels.upper(),
+        "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
+        "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
+        "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
+        "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2, "value": "maybe",
+        "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0", "separator": "semicolons",
+        "columns": "filename,label", "all_columns": "filename,label,subset",
+        "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
+        "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "9007199254740993",
+        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": ""}

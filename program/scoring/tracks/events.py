@@ -1,22 +1,26 @@
-"""Track `events` (ChaLearn LAP cultural event recognition): mean average precision.
+"""The kind `events`: event recognition, ranked per category by confidence; mean average
+precision.
 
 Glue: reader (one file per category) -> AP kernel per category -> mean over the
-categories with a positive image -> result (AP table, precision/recall charts).
+categories with a positive image -> result (AP table, precision/recall charts); then what
+the build says of the kind (public items, hints, page texts, error sentences).
 SPEC section 5; seeds/events-track-evaluation.txt.
 """
 
-import io
 import math
+import os
 
 import numpy as np
 
 from .. import options as opt
+from ..columns import Column, Metric
+from ..csvtext import csv_bytes
 from ..errors import ReferenceDataError
-from ..itemview import AveragePrecision, ItemView, Score, StrataItems, leaderboard, ranking_counts, stratum_values
+from ..itemview import AveragePrecision, ItemView, StrataItems, leaderboard, ranking_counts, stratum_values
 from ..readers import events as reader
+from ..readers.text import TEXT_ERRORS
 from ..result import Paragraph, PrecisionRecall, Table, TrackResult
-
-TITLE = "Cultural event recognition (ChaLearn LAP)"
+from . import refusals
 
 OPTIONS = {
     "missing": ("error", opt.choice("error", "last")),
@@ -28,8 +32,11 @@ OPTIONS = {
 HARDEST = 10
 
 
-def keys(track, options):
-    return ["map"]
+METRICS = {"map": Metric("mAP", "the mean over categories of the average precision of your ranking by confidence")}
+
+
+def columns(track, options):
+    return [Column("map", "map", METRICS["map"])]
 
 
 def score(track, submission, options, log):
@@ -39,7 +46,7 @@ def score(track, submission, options, log):
         raise ReferenceDataError("No category of %s has a positive image (label 1); average precision is "
                                  "undefined for all of them." % track.label)
     reader.check_files(submission, categories, log)
-    result = TrackResult("events", TITLE)
+    result = TrackResult("events")
     for category in categories:
         if category.positives == 0:
             result.warnings.append("Category %s has no positive image in the reference; it is left out of the "
@@ -88,7 +95,7 @@ def item_view(kept, confidence):
     block += positive
     items = StrataItems([reader.as_list(row["category"].ids) for row in kept])  # lists shared by categories
     return ItemView([row["category"].name for row in kept], sizes, items, columns,
-                    [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map",
+                    [("map", METRICS["map"].score(AveragePrecision("label", "confidence"), ranked=True))], "map",
                     reference_columns=["label"], block=block, truth="label", unit="image")
 
 
@@ -194,14 +201,150 @@ def images_above(positive_scores, counts, values, label):
     return positives_above + np.count_nonzero(values[None, :] > values[:, None], axis=1)
 
 
-def csv_bytes(columns, table):
-    out = io.StringIO()
-    for cells in [columns] + table:
-        out.write(",".join(_csv_cell(str(c)) for c in cells) + "\n")
-    return out.getvalue().encode("utf-8")
+# ---------------------------------------------------------------- the public items (public.py)
 
 
-def _csv_cell(text):
-    if any(c in text for c in ',"'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
+def public_items(track):
+    """The image ids of each category, each distinct list of ids once."""
+    lists, categories = [], []
+    for category in reader.read_reference(track):
+        ids = list(category.ids)
+        if ids not in lists:
+            lists.append(ids)
+        categories.append({"name": category.name, "images": lists.index(ids)})
+    return {"image_lists": lists, "categories": categories}
+
+
+def stand_in_reference(items, directory):
+    from ..public import write_text
+
+    for category in items["categories"]:
+        ids = items["image_lists"][category["images"]]
+        lines = ["%s %d" % (image, 1 if i % 2 == 0 else 0) for i, image in enumerate(ids)]
+        write_text(os.path.join(directory, category["name"] + ".txt"), "\n".join(lines) + "\n")
+
+
+def dummy_submission(items, directory):
+    from ..public import write_text
+
+    for category in items["categories"]:
+        ids = items["image_lists"][category["images"]]
+        write_text(os.path.join(directory, category["name"] + ".txt"), "".join("%s 0.5\n" % image for image in ids))
+
+
+# ---------------------------------------------------------------- hints (hints.py)
+
+FILES = "one <Category>.txt of confidences per category"
+
+
+def looks_like(rel, path):
+    """A .txt file whose first line is two fields, the second a number."""
+    if not rel.lower().endswith(".txt") or os.path.islink(path) or not os.path.isfile(path):
+        return False  # never open a link, a FIFO or a device
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(256).decode("utf-8", "replace").lstrip("\ufeff").strip().splitlines()
+    except OSError:
+        return False
+    fields = head[0].split() if head else []
+    if len(fields) != 2:
+        return False
+    try:
+        float(fields[1])
+    except ValueError:
+        return False
+    return True
+
+
+# ---------------------------------------------------------------- pages and manual (tools/markup.py's format)
+
+LABEL = "Event recognition"
+
+TASK = ("Event recognition: for every category, give each test image a confidence that it shows the event; "
+        "categories are ranked separately.")
+
+
+def submission_format(options):
+    return (
+        "One `<Category>.txt` per category, named exactly as the category, at the top level of the zip; one line "
+        "per test image: the image id as given (with its extension), spaces or a tab, then a confidence (a "
+        "finite number, higher meaning more confident that the image shows the event). Every image is listed "
+        "once in every category file%s. UTF-8 with or without a BOM, LF or CRLF line ends and blank lines are "
+        "accepted, the lines in any order; `.txt` files that name no category are ignored with a warning.\n"
+        % ("" if options["missing"] == "error" else "; an image left out is ranked below every listed one"))
+
+
+def example(items, options):
+    """(submission files, reference files holding the same items, None): {path: text}."""
+    category = items["categories"][0]
+    ids = items["image_lists"][category["images"]]
+    a, b = (ids + ids)[:2] if len(ids) < 2 else ids[:2]
+    res = {"%s.txt" % category["name"]: "%s 0.91\n%s -1.7\n" % (a, b)}
+    ref = {"%s.txt" % category["name"]: "%s 1\n%s 0\n" % (a, b)}
+    return res, ref, None
+
+
+def metrics_text(options):
+    return (
+        "Per category, the average precision (AP) of your ranking: images sorted by confidence, equal "
+        "confidences entering together as one operating point (so the order of the lines never matters), the "
+        "area under the monotone precision/recall curve by the trapezoidal rule from recall 0 (without ties, the "
+        "PASCAL VOC 2010 AP). The ranking score `map` is the mean AP over the categories that have a positive "
+        "image. Higher is better, from 0 to 1.\n")
+
+
+def privacy(options):
+    return ("After each submission you see your scores and a detailed results page: the AP of every category "
+            "and its precision/recall chart, and every warning. %s\n"
+            % ("It also shows the hardest images of each category." if options["public_details"] else
+               "The hardest images of each category stay private to the organizers: showing them would reveal "
+               "the ground truth."))
+
+
+def count_items(items):
+    count = len(items["categories"])
+    names = ", ".join(c["name"] for c in items["categories"])
+    return "%d categor%s (%s)" % (count, "y" if count == 1 else "ies", names)
+
+
+#: The sentences of a refusal (exit status 1), {name} standing for what varies:
+#: (problem, sentence, when it can happen: None always, else a test of the options).
+ERRORS = [
+    ("a category file missing", "The submission has no {file}; expected one <Category>.txt per category, e.g. "
+                                "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
+    ("a name near a category's", "The submission has no {file}; did you mean {near}? Name each file exactly as its "
+                                 "category.", None),
+    ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
+                      "{category}.", None),
+    ("not two fields", "{file} line {line} has {fields} fields ('{line_text}'); expected two, '<image id> <value>', "
+                       "separated by spaces or a tab.", None),
+    ("a confidence that is no number", "{file} line {line} has the confidence '{value}'; expected a number such as "
+                                       "0.127031.", None),
+    ("NaN or infinite", "{file} line {line} has the confidence '{not_finite}'; expected a finite number.", None),
+    ("an unknown image", "{file} line {line} names the image {unknown}, which is not among the {count} images of "
+                         "category {category}; list only the images of the test set.", None),
+    ("an id without its extension", "{file} line {line} names the image {stem}, which is not among the {count} "
+                                    "images of category {category}; did you mean {image}? Write each image id as "
+                                    "the test set does, with its extension.", None),
+    ("an image twice", "{file} line {line} repeats the image {image} (first on line {first}); list each image once.",
+     None),
+    ("images missing", "{file} lacks 1 of the {count} images of category {category}, e.g. {image}; list every "
+                       "image with a confidence.", lambda options: options["missing"] == "error"),
+]
+ERRORS += TEXT_ERRORS  # the text files' own sentences (readers/text.py)
+errors = refusals(ERRORS)
+
+
+def error_values(items):
+    """Example values for ERRORS' {names}, from the phase's own categories and images."""
+    categories = items["categories"]
+    category = categories[0]
+    ids = items["image_lists"][category["images"]] or ["image.jpg"]
+    name = category["name"] + ".txt"
+    return {"file": name, "files": ", ".join(c["name"] + ".txt" for c in categories[:3]),
+            "near": name.lower().replace("_", " ") if name.lower() != name else name.upper(),
+            "category": category["name"], "image": ids[0], "stem": os.path.splitext(ids[0])[0] or ids[0],
+            "count": len(ids), "line": 3, "first": 1, "fields": 3, "line_text": ids[0] + " 0.8 0.1",
+            "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "",
+            "more": " (%d category files are missing in all, e.g. %s)" % (
+                len(categories), ", ".join(c["name"] + ".txt" for c in categories[:3])) if len(categories) > 1 else ""}

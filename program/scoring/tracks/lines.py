@@ -1,15 +1,16 @@
-"""Track `lines` (ICDAR 2025 FEST): text-line segmentation, per manuscript.
+"""The kind `lines`: text-line segmentation of page images, per manuscript.
 
 Glue: reader -> components and one overlap table per page -> page metrics of the chosen
-protocol(s) -> mean over pages per manuscript -> mean over manuscripts -> result.
+protocol(s) -> mean over pages per manuscript -> mean over manuscripts -> result; then
+what the build says of the kind (public items, hints, page texts, error sentences).
 SPEC section 4; seeds/lines-track-evaluation.txt.
 """
 
 import functools
-import io
 import multiprocessing
 import os
 import traceback
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -17,16 +18,16 @@ import numpy as np
 
 from .. import options as opt
 from .. import runs
+from ..columns import Column, Metric
+from ..csvtext import csv_bytes
 from ..errors import ScoringError, SubmissionError
-from ..itemview import ItemView, Ratio, Score, leaderboard
+from ..itemview import ItemView, Ratio, leaderboard
 from ..layout import key_name
 from ..metrics import segmentation as seg
 from ..charts import error_map_images
 from ..readers import lines as reader
 from ..result import ErrorMap, Outcome, Paragraph, Table, TrackResult
-
-TITLE = "Text-line segmentation (FEST 2025)"
-
+from . import refusals
 
 def _above_half():
     def convert(value):
@@ -48,7 +49,17 @@ OPTIONS = {
     "ground_truth": ("mask", opt.choice("mask", "instances")),
 }
 
-METRICS = seg.METRICS
+#: The metrics of a page (seg.METRICS), in that order.
+METRICS = OrderedDict([
+    ("line_iu", Metric("Line IU", "correct lines / (correct + missed + extra lines), mean over pages, then over "
+                                  "manuscripts")),
+    ("pixel_iu", Metric("Pixel IU", "the intersection over union of the matched lines' pixels, mean over pages, "
+                                    "then over manuscripts")),
+    ("dr", Metric("Detection rate", "the share of ground-truth lines matched with IoU at least T_a")),
+    ("ra", Metric("Recognition accuracy", "the share of predicted lines matched with IoU at least T_a")),
+    ("fm", Metric("F-measure", "the harmonic mean of the detection rate and the recognition accuracy")),
+])
+assert tuple(METRICS) == seg.METRICS
 #: The scores the meta-evaluation compares between submissions (per protocol).
 RANKED = ("line_iu", "pixel_iu", "fm")
 COUNTS = ("gt", "predicted", "correct", "missed", "imprecise", "extra")
@@ -67,18 +78,21 @@ def protocols(options):
     return [(options["protocol"], "")]
 
 
-def keys(track, options):
-    """line_iu first (the leaderboard), then the other means, then per manuscript."""
-    names = [key_name(m) for m in reader.manuscripts(track)]
+def columns(track, options):
+    """line_iu first (the leaderboard), then the other means, then per manuscript; the same
+    again with the prefix fest2025_ under protocol both."""
+    manuscripts = reader.manuscripts(track)
     out = []
-    for _, prefix in protocols(options):
-        out += [prefix + metric for metric in METRICS]
-        out += [prefix + name + "_" + metric for name in names for metric in METRICS]
+    for protocol, prefix in protocols(options):
+        qualifier = protocol if prefix else None
+        out += [Column(prefix + name, name, metric, None, qualifier) for name, metric in METRICS.items()]
+        out += [Column(prefix + key_name(m) + "_" + name, name, metric, m, qualifier)
+                for m in manuscripts for name, metric in METRICS.items()]
     return out
 
 
 def score(track, submission, options, log):
-    result = TrackResult("lines", TITLE)
+    result = TrackResult("lines")
     chosen = protocols(options)
     wanted = [p for p, _ in chosen]
     per_page = dict((p, []) for p in wanted)  # protocol -> [(page, metrics)]
@@ -286,28 +300,26 @@ def item_view(per_page, chosen, manuscripts):
     sizes = [sum(1 for page, _ in first if page.manuscript == m) for m in manuscripts]
     scores = []
     for _, prefix in chosen:
-        scores += [(prefix + metric, Score(Ratio((prefix + metric, "one")), ranked=metric in RANKED))
-                   for metric in METRICS]
-        scores += [(prefix + key_name(m) + "_" + metric, Score(Ratio((prefix + metric, "one")), stratum=h))
-                   for h, m in enumerate(manuscripts) for metric in METRICS]
+        scores += [(prefix + name, metric.score(Ratio((prefix + name, "one")), ranked=name in RANKED))
+                   for name, metric in METRICS.items()]
+        scores += [(prefix + key_name(m) + "_" + name, metric.score(Ratio((prefix + name, "one")), stratum=h))
+                   for h, m in enumerate(manuscripts) for name, metric in METRICS.items()]
     return ItemView(manuscripts, sizes, ["%s/%s" % (page.manuscript, page.stem) for page, _ in first], columns,
                     scores, chosen[0][1] + "line_iu", reference_columns=["one"], unit="page")
 
 
 def page_csv(per_page_by_protocol, chosen):
-    out = io.StringIO()
     columns = ["manuscript", "page"]
     for protocol, _ in chosen:
-        columns += ["%s_%s" % (protocol, c) for c in COUNTS + METRICS]
-    out.write(",".join(columns) + "\n")
-    first = per_page_by_protocol[chosen[0][0]]
-    for i, (page, _) in enumerate(first):
+        columns += ["%s_%s" % (protocol, c) for c in COUNTS + tuple(METRICS)]
+    rows = []
+    for i, (page, _) in enumerate(per_page_by_protocol[chosen[0][0]]):
         cells = [page.manuscript, page.stem]
         for protocol, _ in chosen:
             metrics = per_page_by_protocol[protocol][i][1]
-            cells += [str(metrics[c]) for c in COUNTS] + ["%.10g" % metrics[m] for m in METRICS]
-        out.write(",".join(cells) + "\n")
-    return out.getvalue().encode("utf-8")
+            cells += [metrics[c] for c in COUNTS] + ["%.10g" % metrics[m] for m in METRICS]
+        rows.append(cells)
+    return csv_bytes(columns, rows)
 
 
 def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
@@ -372,3 +384,186 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
         overview.add(Paragraph("Per-page tables and error maps reveal the ground truth; they are kept for the "
                                "organizers (private/lines/) unless track.yaml sets public_details: true."))
 
+
+
+# ---------------------------------------------------------------- the public items (public.py)
+
+
+def public_items(track):
+    """The pages of each manuscript with their width and height."""
+    from PIL import Image
+
+    manuscripts = []
+    for manuscript, pages in reader.ground_truth_pages(track):
+        listed = []
+        for page in pages:
+            with Image.open(os.path.join(track.path, manuscript, page.filename)) as image:
+                width, height = image.size
+            listed.append({"file": page.filename, "width": width, "height": height})
+        manuscripts.append({"name": manuscript, "pages": listed})
+    return {"manuscripts": manuscripts}
+
+
+def _blank_pages(items, directory, extension=None):
+    from PIL import Image
+
+    for manuscript in items["manuscripts"]:
+        folder = os.path.join(directory, manuscript["name"])
+        os.makedirs(folder)
+        for page in manuscript["pages"]:
+            name = page["file"] if extension is None else os.path.splitext(page["file"])[0] + extension
+            Image.new("1", (page["width"], page["height"]), 0).save(os.path.join(folder, name))
+
+
+def stand_in_reference(items, directory):
+    """Blank ground-truth masks of each page's size."""
+    _blank_pages(items, directory)
+
+
+def dummy_submission(items, directory):
+    """A blank prediction (.png) of each page."""
+    _blank_pages(items, directory, ".png")
+
+
+# ---------------------------------------------------------------- hints (hints.py)
+
+FILES = "one image per page in manuscript folders"
+IMAGE_EXTENSIONS = (".png", ".tif", ".tiff", ".bmp", ".jpg", ".jpeg")
+
+
+def looks_like(rel, path):
+    return "/" in rel and os.path.splitext(rel)[1].lower() in IMAGE_EXTENSIONS
+
+
+# ---------------------------------------------------------------- pages and manual (tools/markup.py's format)
+
+LABEL = "Text-line segmentation"
+
+TASK = ("Text-line segmentation: for every page, predict an instance map where each text line is its own "
+        "connected region (its own colour, grey value or blob).")
+
+
+def submission_format(options):
+    return (
+        "For every page `<manuscript>/<page>` of the test set, one image in the same folder with the same name, "
+        "the same width and height, as `.png`, `.tif`, `.tiff` or `.bmp` (JPEG is refused: its lossy colours "
+        "split lines). Keep the manuscript folders, with their names exactly as given (case matters). The image "
+        "is an instance map:\n\n"
+        "- an RGB or RGBA colour image: each colour is one line; black (and any pixel of alpha 0) is background;\n"
+        "- an 8- or 16-bit grey label image: each grey value is one line, 0 is background;\n"
+        "- a binary mask (1-bit, or grey 0/255): each blob is one line.\n\n"
+        "A predicted line is a connected component (%d-connected) of one colour: two touching lines of different "
+        "colours stay apart, and one colour used for two separate blobs gives two lines. The file's first bytes "
+        "decide its format, not its name; pages that are not in the test set are ignored.\n"
+        % options["connectivity"])
+
+
+def example(items, options):
+    """({}, {}, a Python script that writes a valid prediction of the phase's first page)."""
+    manuscript = items["manuscripts"][0]
+    page = manuscript["pages"][0]
+    width, height = page["width"], page["height"]
+    stem = os.path.splitext(page["file"])[0]
+    rows = [(height // 5, height // 5 + max(1, height // 10)), (height // 2, height // 2 + max(1, height // 10))]
+    left, right = width // 10, max(width // 10 + 1, width - width // 10)
+    code = (
+        "import os\n"
+        "import numpy as np\n"
+        "from PIL import Image\n\n"
+        "labels = np.zeros((%d, %d), dtype=np.uint8)  # height x width of the page\n"
+        "labels[%d:%d, %d:%d] = 1  # line 1\n"
+        "labels[%d:%d, %d:%d] = 2  # line 2\n"
+        "os.makedirs(%r, exist_ok=True)\n"
+        "Image.fromarray(labels).save(%r)  # an 8-bit grey label image\n"
+        % (height, width, rows[0][0], rows[0][1], left, right, rows[1][0], rows[1][1], left, right,
+           manuscript["name"], manuscript["name"] + "/" + stem + ".png"))
+    return {}, {}, code
+
+
+def metrics_text(options):
+    official = {"standard": "",
+                "both": " The keys prefixed `fest2025_` are computed as the official FEST 2025 evaluation script "
+                        "does (its own matching rules), beside the standard ones.",
+                "fest2025": " The numbers are computed as the official FEST 2025 evaluation script does (its own "
+                            "matching rules)."}[options["protocol"]]
+    return (
+        "Per page, predicted lines are matched one-to-one to ground-truth lines by IoU, greedily from the highest. "
+        "A matched pair whose pixel precision and recall both reach %g is a correctly detected line; otherwise a "
+        "low precision adds an extra line and a low recall a missed one, and unmatched lines are missed or extra. "
+        "`line_iu` (the ranking score) = correct / (correct + extra + missed); `pixel_iu` the IoU of the matched "
+        "pixels; `dr`, `ra`, `fm` the detection rate, recognition accuracy and F-measure of the pairs with IoU at "
+        "least %g. A page with no line in the ground truth and none predicted scores 1. Means over the pages of "
+        "each manuscript, then over manuscripts. Every score: higher is better, from 0 to 1. Ground-truth lines "
+        "are %s.%s\n"
+        % (options["threshold"], options["match_threshold"],
+           "the connected components of each grey value or colour of the ground truth, as for predictions "
+           "(touching lines of different values stay apart)" if options["ground_truth"] == "instances" else
+           "the connected components of the ground-truth mask", official))
+
+
+def privacy(options):
+    return ("After each submission you see your scores and a detailed results page: per manuscript the means, "
+            "and every warning. %s\n"
+            % ("It also shows the per-page tables and error maps." if options["public_details"] else
+               "The per-page tables and error maps stay private to the organizers: showing them would reveal the "
+               "ground truth."))
+
+
+def count_items(items):
+    pages = sum(len(m["pages"]) for m in items["manuscripts"])
+    count = len(items["manuscripts"])
+    return "%d page%s of %d manuscript%s (%s)" % (pages, "" if pages == 1 else "s", count, "" if count == 1 else "s",
+                                                 ", ".join(m["name"] for m in items["manuscripts"]))
+
+
+#: The sentences of a refusal (exit status 1), {name} standing for what varies:
+#: (problem, sentence, when it can happen: None always, else a test of the options).
+ERRORS = [
+    ("a page missing", "The submission has no {page}; expected one prediction per ground-truth page ({page}, .tif, "
+                       ".tiff or .bmp){hint}.", None),
+    ("a manuscript folder missing", "The submission has no {page}; expected a folder {manuscript}/ with one "
+                                    "prediction per page of manuscript {manuscript}{hint}.", None),
+    ("a page named in another case", "The submission has {upper} but the page is named {stem} (file names are "
+                                     "case-sensitive).", None),
+    ("two files for a page", "The submission holds both {page} and {tif} for the same page; keep one.", None),
+    ("a JPEG", "{jpeg} is a JPEG; JPEG is refused because its lossy compression changes colours and splits lines: "
+               "save the instance map as .png, .tif, .tiff or .bmp.", None),
+    ("a JPEG under another name", "{page} is a JPEG image (whatever its name says); JPEG is refused because its "
+                                  "lossy compression changes colours and splits lines: save the map as PNG, TIFF or "
+                                  "BMP.", None),
+    ("not an image", "{page} cannot be read as an image: its first bytes ({first_bytes}) are not those of a PNG, "
+                     "TIFF or BMP file; save it as .png, .tif, .tiff or .bmp.", None),
+    ("a broken image", "{page} cannot be read as an image ({reason}); save it as an uncompressed or PNG-compressed "
+                       "image (.png, .tif, .tiff or .bmp).", None),
+    ("another size", "{page} is {small} pixels but the ground-truth page is {size} (width x height); predict at "
+                     "the size of the page.", None),
+    ("too large to decode", "{page} is 100000x100000 pixels, more than the memory the scoring machine has left can "
+                            "decode; check its size.", None),
+    ("too large to decode", "{page}: decoding it needs more memory than the scoring machine has.", None),
+    ("a palette index beyond the palette", "{page} uses the palette index 7 but its palette has 4 colours; save it "
+                                           "with every pixel's colour in the palette (or as RGB).", None),
+    ("negative labels", "{page} holds negative labels; a grey label image uses 0 for the background and positive "
+                        "numbers for lines.", None),
+    ("another image mode", "{page} has the image mode CMYK; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
+                           "label image or a binary mask.", None),
+    ("a file that cannot be read", "{page} cannot be read (Permission denied).", None),
+    ("not a file", "{page} is a folder; expected a regular file.", None),
+    ("out of memory", "A page worker was killed by the system while decoding or scoring a page (most likely for "
+                      "lack of memory); check the size of the prediction images.", None),
+]
+
+
+errors = refusals(ERRORS)
+
+
+def error_values(items):
+    """Example values for ERRORS' {names}, from the phase's own manuscripts and pages."""
+    manuscript = items["manuscripts"][0]
+    page = manuscript["pages"][0]
+    stem = os.path.splitext(page["file"])[0]
+    path = manuscript["name"] + "/" + stem
+    upper = path + ".png" if stem.upper() == stem else manuscript["name"] + "/" + stem.upper() + ".png"
+    return {"manuscript": manuscript["name"], "stem": stem, "page": path + ".png", "tif": path + ".tif",
+            "jpeg": path + ".jpg", "upper": upper, "size": "%dx%d" % (page["width"], page["height"]),
+            "small": "%dx%d" % (max(1, page["width"] // 2), max(1, page["height"] // 2)),
+            "first_bytes": "b'Line 1 i'", "reason": "image file is truncated", "hint": ""}

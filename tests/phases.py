@@ -1,0 +1,59 @@
+"""The one way the tests build a phase (INPUT of evaluate.py: ref/ and res/).
+
+    write_phase(root, ref={path: content}, res={path: content}, track_yaml=None)
+    sample_phase(root, track, yaml=None)
+
+A content is text (written as UTF-8, as given), bytes, a PIL image or a numpy array (saved
+as an image by the path's extension), or None for an empty folder at that path.
+"""
+
+import os
+import pathlib
+import shutil
+
+SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "input")
+
+
+def write_file(path, content):
+    """One file (or, content None, an empty folder) at path, its folders made."""
+    if content is None:
+        os.makedirs(path, exist_ok=True)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    if isinstance(content, bytes):
+        with open(path, "wb") as stream:
+            stream.write(content)
+        return
+    if not hasattr(content, "save"):  # a numpy array
+        from PIL import Image
+
+        content = Image.fromarray(content)
+    content.save(path)
+
+
+def write_phase(root, ref=None, res=None, track_yaml=None):
+    """root/ref/ and root/res/ (both made, even empty) holding the files given as
+    {relative path: content}; track_yaml, if given, as ref/track.yaml. Returns root (a
+    pathlib.Path)."""
+    root = pathlib.Path(root)
+    ref = dict(ref or {})
+    if track_yaml is not None:
+        ref["track.yaml"] = track_yaml
+    for side, files in (("ref", ref), ("res", res or {})):
+        os.makedirs(str(root / side), exist_ok=True)
+        for name, content in files.items():
+            write_file(str(root.joinpath(side, *name.split("/"))), content)
+    return root
+
+
+def sample_phase(root, track, yaml=None):
+    """root/ref/<track>/ and root/res/<track>/: the track of the sample phase in input/
+    (the demo), its track.yaml replaced by `yaml` if given. Returns root (a pathlib.Path)."""
+    root = pathlib.Path(root)
+    for side in ("ref", "res"):
+        shutil.copytree(os.path.join(SAMPLE, side, track), str(root / side / track))
+    if yaml is not None:
+        write_file(str(root / "ref" / track / "track.yaml"), yaml)
+    return root

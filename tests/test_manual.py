@@ -1,0 +1,196 @@
+"""The participant manual of a starting kit lists every sentence a refused submission can get.
+
+Two checks, from both ends: every sentence the program can raise for a participant (each
+format string of a SubmissionError, of a reader's `error(...)`, of a missing file's
+`missing(..., expected)`, of a memory guard, and the hints' clauses, read from the source
+with ast) matches a sentence of the manual of its kind (tracks/<kind>.py, errors()) or of
+every kind (tools/manual.py, COMMON_ERRORS and HINTS); and every refusal of the corpus of
+malformed submissions is one of the manual's sentences (documented(), called by
+tests/test_malformed.py on each case it runs).
+"""
+
+import ast
+import os
+import re
+import sys
+
+import pytest
+from conftest import PROGRAM, ROOT
+
+import manual
+from scoring import public
+from scoring.tracks import TRACKS
+
+SCORING = os.path.join(PROGRAM, "scoring")
+#: The modules whose sentences reach the participants of every kind.
+COMMON_MODULES = [os.path.join(SCORING, "layout.py"), os.path.join(SCORING, "cli.py"),
+                  os.path.join(PROGRAM, "check_submission.py")]
+HINT_MODULE = os.path.join(SCORING, "hints.py")
+PREFIX = "Submission error: "
+
+
+def kind_modules(kind):
+    """[(path, the names of its functions to read, None for all)]: the kind's own modules,
+    and of readers/text.py the functions its reader imports (and those they call)."""
+    found = [(os.path.join(SCORING, "tracks", kind + ".py"), None)]
+    reader = os.path.join(SCORING, "readers", kind + ".py")
+    if os.path.isfile(reader):
+        found.append((reader, None))
+        with open(reader, encoding="utf-8") as stream:
+            tree = ast.parse(stream.read())
+        imported = set(alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                       and node.module == "text" and node.level == 1 for alias in node.names)
+        if imported:
+            found.append((os.path.join(SCORING, "readers", "text.py"), imported))
+    return found
+
+
+def called_closure(tree, names):
+    """names and every function of the module they call, directly or not."""
+    functions = dict((node.name, node) for node in tree.body if isinstance(node, ast.FunctionDef))
+    pending, seen = [n for n in names if n in functions], set()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for node in ast.walk(functions[name]):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+                pending.append(node.func.id)
+    return [functions[name] for name in sorted(seen)]
+
+
+# ---------------------------------------------------------------- the program's sentences
+
+
+def string_of(node):
+    """The text of a string literal node, else None (Python 3.7's ast has Str nodes; later
+    versions Constant)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if sys.version_info < (3, 8) and isinstance(node, ast.Str):
+        return node.s
+    return None
+
+
+def _string(node, assigned):
+    """The format string of an argument: a literal, the left side of `literal % args`, or
+    a name assigned a literal in the same module."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        node = node.left
+    if isinstance(node, ast.Name):
+        return assigned.get(node.id)
+    return string_of(node)
+
+
+def sentences_of(path, functions=None):
+    """The format strings a module raises for a participant (see the module's text); only
+    in these functions (and those they call) unless functions is None."""
+    with open(path, encoding="utf-8") as stream:
+        tree = ast.parse(stream.read())
+    roots = [tree] if functions is None else called_closure(tree, functions)
+    assigned = {}
+    for node in [n for root in roots for n in ast.walk(root)]:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = _string(node.value, {})
+            if value is not None:
+                assigned[node.targets[0].id] = value
+    found = []
+    for node in [n for root in roots for n in ast.walk(root)]:
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+        position = {"SubmissionError": 0, "error": 0, "memory_guard": 0, "missing": 1, "guarded": 3}.get(name)
+        if position is None or len(node.args) <= position:
+            continue
+        text = _string(node.args[position], assigned)
+        if text is not None:
+            found.append(text[len(PREFIX):] if text.startswith(PREFIX) else text)
+    return found
+
+
+def hint_clauses(path):
+    """The clauses hints.py appends to a sentence: its literals that open with ' ('."""
+    with open(path, encoding="utf-8") as stream:
+        tree = ast.parse(stream.read())
+    return [string_of(node) for node in ast.walk(tree) if (string_of(node) or "").startswith(" (")]
+
+
+def format_pattern(text):
+    """A regex for the sentences a printf format string gives (every conversion: any text)."""
+    parts = re.split(r"(%%|%[-#0 +]*\d*(?:\.\d+)?[sdrgfx])", text)
+    return "".join("%" if part == "%%" else ".*?" if part.startswith("%") else re.escape(part) for part in parts)
+
+
+# ---------------------------------------------------------------- the manual's sentences
+
+
+def sample_items(kind):
+    """The public items of the demo's track of this kind (input/ref/<kind>)."""
+    return public.public_items(os.path.join(ROOT, "input", "ref", kind))["tracks"][0]["items"]
+
+
+def manual_sentences(kind, items=None):
+    """Every sentence and clause of the manual of a kind, filled with example values."""
+    module = TRACKS[kind]
+    values = dict(manual.COMMON_VALUES)
+    values.update(module.error_values(items if items is not None else sample_items(kind)))
+    return ([manual.fill(sentence, values) for _, sentence in module.errors(None)]
+            + [manual.fill(sentence, values) for _, sentence in manual.COMMON_ERRORS + manual.SEVERAL_TRACKS_ERRORS]
+            + [manual.fill(clause, values) for _, clause in manual.HINTS])
+
+
+def template_pattern(template, hints=""):
+    """A regex for the sentences a manual's template stands for: each {name} any text, and
+    {hint} one of the hints (or none)."""
+    parts = re.split(r"(\{[a-z_0-9]+\})", template)
+    return "".join(("(?:%s)?" % hints if part == "{hint}" else ".*?") if part.startswith("{") else re.escape(part)
+                   for part in parts)
+
+
+def documented(kind, sentence):
+    """Whether a refusal's sentence (the last stderr line) is one of the manual's of its kind."""
+    if sentence.startswith(PREFIX):
+        sentence = sentence[len(PREFIX):]
+    hints = "|".join(template_pattern(clause) for _, clause in manual.HINTS)
+    templates = [sentence for _, sentence in TRACKS[kind].errors(None)]
+    templates += [sentence for _, sentence in manual.COMMON_ERRORS + manual.SEVERAL_TRACKS_ERRORS]
+    return any(re.fullmatch(template_pattern(template, hints), sentence, flags=re.S) for template in templates)
+
+
+BUILT_IN = ["authentication", "events", "lines"]
+
+
+@pytest.mark.parametrize("kind", BUILT_IN)
+def test_every_sentence_the_program_raises_for_a_participant_is_in_the_manual(kind):
+    rendered = manual_sentences(kind)
+    missing, read = [], 0
+    for path, functions in kind_modules(kind) + [(path, None) for path in COMMON_MODULES]:
+        for text in sentences_of(path, functions):
+            read += 1
+            if not any(re.search(format_pattern(text), sentence, flags=re.S) for sentence in rendered):
+                missing.append((os.path.relpath(path, ROOT), text))
+    assert not missing, missing
+    assert read >= 25, read  # the kind's and the common modules' sentences were found at all
+
+
+def test_every_hint_is_in_the_manual():
+    rendered = [manual.fill(clause, manual.COMMON_VALUES) for _, clause in manual.HINTS]
+    for text in hint_clauses(HINT_MODULE):
+        assert any(re.fullmatch(format_pattern(text), clause, flags=re.S) for clause in rendered), text
+
+
+def test_the_checks_can_fail():
+    """The two checks above find a sentence the manual does not list, and a format string
+    whose sentence is in it."""
+    assert not documented("events", "The submission holds 3 files nobody asked for.")
+    assert documented("events", "Submission error: La_Tomatina.txt line 4 repeats the image a.jpg (first on line 1); "
+                                "list each image once.")
+    assert documented("authentication", "The submission has no Pizan_labels.csv; expected one <Subset>_labels.csv "
+                                        "per subset (Pizan_labels.csv, Tasso_labels.csv) or one labels.csv (the "
+                                        "submission holds results.zip, a zip inside the zip: the platform unzips your "
+                                        "upload once, so zip the result files themselves).")
+    rendered = manual_sentences("events")
+    assert not any(re.search(format_pattern("%s holds %d files nobody asked for."), s) for s in rendered)
+    assert len(sentences_of(os.path.join(SCORING, "layout.py"))) >= 8
+    assert len(hint_clauses(HINT_MODULE)) >= 5

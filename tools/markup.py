@@ -1,0 +1,99 @@
+"""The small text format of the kinds' page texts, and its HTML.
+
+A kind writes its texts once (tracks/<kind>.py: submission_format, metrics_text, privacy,
+TASK); the participant manual (MANUAL.md) uses them as they are, Markdown, and the pages
+(evaluation.html...) as HTML, through html():
+
+  - blocks are separated by blank lines;
+  - a block of lines starting with "- " is a list (a line starting with two spaces
+    continues the item above);
+  - a block between two lines of three backticks is code, kept as written;
+  - any other block is a paragraph; in lists and paragraphs `code` and **strong** are
+    marked, and everything else is text (no raw HTML).
+"""
+
+import html as escape
+import re
+
+INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")
+
+
+def blocks(text):
+    """[(kind, lines)] of a text: kind is 'code', 'list' or 'paragraph'."""
+    found, current, code = [], [], None
+    for line in text.strip("\n").split("\n"):
+        if code is not None:
+            if line.strip() == "```":
+                found.append(("code", code))
+                code = None
+            else:
+                code.append(line)
+        elif line.strip().startswith("```"):
+            if current:
+                found.append(_block(current))
+                current = []
+            code = []
+        elif not line.strip():
+            if current:
+                found.append(_block(current))
+                current = []
+        else:
+            current.append(line)
+    if code is not None:
+        raise ValueError("a code block is not closed: %r" % text[:80])
+    if current:
+        found.append(_block(current))
+    return found
+
+
+def _block(lines):
+    if lines[0].startswith("- "):
+        items = []
+        for line in lines:
+            if line.startswith("- "):
+                items.append(line[2:].strip())
+            elif line.startswith("  ") and items:
+                items[-1] += " " + line.strip()
+            else:
+                raise ValueError("a list line must start with '- ' or two spaces: %r" % line)
+        return "list", items
+    return "paragraph", [" ".join(line.strip() for line in lines)]
+
+
+def inline(text):
+    """HTML of a line: `code` and **strong** marked, the rest escaped."""
+    out, position = [], 0
+    for match in INLINE.finditer(text):
+        out.append(escape.escape(text[position:match.start()], quote=False))
+        if match.group(1) is not None:
+            out.append("<code>%s</code>" % escape.escape(match.group(1), quote=False))
+        else:
+            out.append("<strong>%s</strong>" % escape.escape(match.group(2), quote=False))
+        position = match.end()
+    out.append(escape.escape(text[position:], quote=False))
+    return "".join(out)
+
+
+def html(text):
+    """The HTML of a text of this format."""
+    parts = []
+    for kind, lines in blocks(text):
+        if kind == "code":
+            parts.append("<pre>%s</pre>\n" % escape.escape("\n".join(lines), quote=False))
+        elif kind == "list":
+            parts.append("<ul>\n%s</ul>\n" % "".join("<li>%s</li>\n" % inline(item) for item in lines))
+        else:
+            parts.append("<p>%s</p>\n" % inline(lines[0]))
+    return "".join(parts)
+
+
+def code(text, language=""):
+    """A code block of this format (and of Markdown) holding `text`."""
+    return "```%s\n%s\n```" % (language, text.rstrip("\n"))
+
+
+def literal(text):
+    """`text` as inline code, whatever backticks it holds (Markdown's longer fence)."""
+    if "`" not in text:
+        return "`%s`" % text
+    return "`` %s ``" % text
