@@ -1,16 +1,16 @@
 """One behaviour on every stack (issue 24): every case of the malformed corpus
 (tests/malformed.py), the hostile tests (test_hostile.py) and the fuzzers (test_fuzz.py)
 gives the same exit status, the same last line of stderr and, when scored, the same
-scores.txt under the modern stack (.venv) and under both floors (.venv-py37: Python 3.7,
-numpy 1.17.2; .venv-py312: numpy 1.26.4).
+scores.txt under the modern stack (.venv) and under every floor (.venv-py37: Python 3.7,
+numpy 1.17.2; .venv-py312: numpy 1.26.4; .venv-py39: EvalAI's worker).
 
 The cases are the suite's own: those three files run once under .venv with SCORING_RECORD
 set (tests/conftest.py, record_case), which copies every phase they score, and its limits,
 before it is scored (the fuzzers' examples drawn from a fixed seed, a quarter of each
 count, or DIFFERENTIAL_EXAMPLES_SCALE of it). tests/floor/replay.py then runs evaluate.py
-on every recorded case under each stack, the three side by side.
+on every recorded case under each stack, all side by side.
 
-The modern stack's suite runs this test for all three; a floor's suite skips it. A stack
+The modern stack's suite runs this test for every stack; a floor's suite skips it. A stack
 whose environment is absent is built (make .venv-<floor>/.floor, under the lock that
 tests/floor/run takes too) when its Python is found; else the test skips, except under
 CI=true, where every stack must be there.
@@ -25,7 +25,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-FLOORS = {"py37": "3.7", "py312": "3.12"}
+FLOORS = {"py37": "3.7", "py39": "3.9", "py312": "3.12"}
 FILES = ["tests/test_malformed.py", "tests/test_hostile.py", "tests/test_fuzz.py"]
 #: What may differ from one run to the next on one machine: the free memory a sentence quotes.
 MOVING = re.compile(r"[0-9]+(\.[0-9]+)? GB")
