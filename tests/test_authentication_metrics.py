@@ -257,11 +257,15 @@ def test_every_path_on_a_constant_matrix():
 # ------------------------------------------------------------ properties
 
 
+#: The cells of a small problem: few distinct distances, so that ties are many.
+FEW_DISTANCES = st.integers(0, 3)
+
+
 @st.composite
-def small_problem(draw):
-    n = draw(st.integers(min_value=2, max_value=6))
+def small_problem(draw, cell=FEW_DISTANCES, largest=6):
+    n = draw(st.integers(min_value=2, max_value=largest))
     labels = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))  # up to 3 classes
-    cells = draw(st.lists(st.integers(0, 3), min_size=n * n, max_size=n * n))
+    cells = draw(st.lists(cell, min_size=n * n, max_size=n * n))
     return np.array(cells, dtype=np.float64).reshape(n, n), labels
 
 
@@ -336,16 +340,8 @@ def test_every_path_gives_the_formula(problem, dtype):
 EXTREMES = [-np.inf, -1.7976931348623157e308, -1e308, 0.0, 5e-324, 1.0, 1e308, np.inf]
 
 
-@st.composite
-def extreme_problem(draw):
-    n = draw(st.integers(min_value=2, max_value=12))
-    labels = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
-    cells = draw(st.lists(st.sampled_from(EXTREMES), min_size=n * n, max_size=n * n))
-    return np.array(cells, dtype=np.float64).reshape(n, n), labels
-
-
 @settings(max_examples=150, deadline=None)
-@given(extreme_problem())
+@given(small_problem(st.sampled_from(EXTREMES), largest=12))
 def test_every_path_gives_the_formula_with_infinite_and_extreme_distances(problem):
     distances, labels = problem
     ks = [1, 2, 3, 5]
