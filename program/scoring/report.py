@@ -124,27 +124,30 @@ def _write_temporary(directory, data):
 
 
 def write_private(output, results):
-    """OUTPUT/private/, this run's files and nothing else: written in full into a new
-    folder beside it, which then takes the place of the old one (removed)."""
-    folder = tempfile.mkdtemp(prefix=".private-", dir=output)
+    """OUTPUT/private/, this run's files and nothing else (no folder when the run has none,
+    a stand-in's): written in full into a new folder beside it, which then takes the place
+    of the old one (removed)."""
+    files = [(rel, data) for result in results for rel, data in result.private]
+    final = os.path.join(output, "private")
+    folder = tempfile.mkdtemp(prefix=".private-", dir=output) if files else None
     try:
-        for result in results:
-            for rel, data in result.private:
-                path = os.path.join(folder, *rel.split("/"))
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "wb") as stream:
-                    if callable(data):
-                        data(stream)
-                    else:
-                        stream.write(data)
-        os.chmod(folder, 0o777 & ~_umask())  # mkdtemp's 0700, as a folder made by makedirs
-        final = os.path.join(output, "private")
+        for rel, data in files:
+            path = os.path.join(folder, *rel.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as stream:
+                if callable(data):
+                    data(stream)
+                else:
+                    stream.write(data)
+        if folder is not None:
+            os.chmod(folder, 0o777 & ~_umask())  # mkdtemp's 0700, as a folder made by makedirs
         old = None
         if os.path.lexists(final):
             old = tempfile.mkdtemp(prefix=".private-old-", dir=output)
             os.rename(final, os.path.join(old, "private"))
-        os.rename(folder, final)
-        folder = None
+        if folder is not None:
+            os.rename(folder, final)
+            folder = None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     finally:
