@@ -94,7 +94,8 @@ def main(outdir):
 
 
 def measure(outdir, shuffle_each):
-    from scoring.layout import Submission, find_tracks
+    from scoring.files import Submission, index_submission
+    from scoring.layout import find_tracks
     from scoring.log import Log
     from scoring.metrics.ranking import average_precision
     from scoring.options import parse_options
@@ -117,7 +118,7 @@ def measure(outdir, shuffle_each):
     base_peak = track_peak = 0
     track = find_tracks(os.path.join(root, "ref"), ["events"])[0]
     options = parse_options(track.config, events.OPTIONS, "track.yaml")
-    submission = Submission(os.path.join(root, "res"), os.path.join(root, "res"))
+    submission = Submission(index_submission(os.path.join(root, "res"), os.path.join(root, "ref")))
     quiet = Log(io.StringIO())
     track_cpu = load_cpu = startup = in_write = float("inf")
     scored, results = score_submission(root, quiet)

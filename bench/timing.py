@@ -9,8 +9,10 @@ import time
 # (from its start to its exit), so that the intermediate's own start-up is not counted.
 _PEAK_WRAPPER = (
     "import resource, subprocess, sys, time\n"
+    "quiet = sys.argv[1] == 'quiet'\n"
     "start = time.perf_counter()\n"
-    "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
+    "subprocess.run(sys.argv[2:], check=True, stdout=subprocess.DEVNULL,\n"
+    "               stderr=subprocess.DEVNULL if quiet else None)\n"
     "elapsed = time.perf_counter() - start\n"
     "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
     "print(elapsed, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime)\n"
@@ -41,11 +43,13 @@ def run_python(args, repeat=1, python=None):
     return best, peak
 
 
-def run_once(args, python=None):
+def run_once(args, python=None, quiet=False):
     """(wall time, peak resident memory in bytes, user + system CPU seconds) of one run of
-    `python3 ARGS` in a fresh process, start-up included; args and python as run_python's."""
+    `python3 ARGS` in a fresh process, start-up included; args and python as run_python's.
+    quiet: the process's stderr (its log) is discarded."""
     args = ["-c", args] if isinstance(args, str) else list(args)
-    out = subprocess.run([python or sys.executable, "-c", _PEAK_WRAPPER, python or sys.executable] + args,
+    out = subprocess.run([python or sys.executable, "-c", _PEAK_WRAPPER, "quiet" if quiet else "loud",
+                          python or sys.executable] + args,
                          check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
     elapsed, used, cpu = out.strip().splitlines()[-1].split()
     return float(elapsed), int(used), float(cpu)

@@ -234,6 +234,25 @@ def copy_tree(source, target):
                 linked[status.st_dev, status.st_ino] = copy
 
 
+def remove_tree(path):
+    """shutil.rmtree without recursion: a recorded case may hold a tree 1100 levels deep,
+    deeper than Python's recursion limit (shutil.rmtree and os.walk recurse, up to 3.11)."""
+    import stat
+
+    folders, stack = [], [path]
+    while stack:
+        folder = stack.pop()
+        folders.append(folder)
+        for name in os.listdir(folder):
+            entry = os.path.join(folder, name)
+            if stat.S_ISDIR(os.lstat(entry).st_mode):
+                stack.append(entry)
+            else:
+                os.remove(entry)
+    for folder in reversed(folders):
+        os.rmdir(folder)
+
+
 def _recording_score_submission():
     """Under SCORING_RECORD, scoring.runner.score_submission records its phase first: every
     in-process score, every forked evaluate.py and check_submission.py of the suite."""

@@ -142,7 +142,8 @@ A = "authentication"
 _generic(A, "Pizan_labels.csv")
 
 
-@case(A, "wrong-file-name", 1, "Pizan_labels.csv")
+@case(A, "wrong-file-name", 1, "The submission has no authentication/Pizan_labels.csv; did you mean "
+      "authentication/Pizan-labels.csv? Name each file exactly as the phase expects it.")
 def wrong_name(phase):
     os.rename(phase.path("Pizan_labels.csv"), phase.path("Pizan-labels.csv"))
 
@@ -481,10 +482,42 @@ def pages_flattened(phase):
     os.rmdir(phase.path("Latin2"))
 
 
-@case(L, "manuscript-folder-case", 1, "The submission has no lines/Latin2/latin2_001.png;",
-      "(found lines/latin2/latin2_001.png: folder names are case-sensitive, rename the folder latin2/ to Latin2/).")
+@case(L, "manuscript-folder-case", 1, "The submission has no folder lines/Latin2/; did you mean lines/latin2/? "
+      "Folder names are case-sensitive: expected one folder per manuscript (Latin14396/, Latin2/, Syriaque341/).")
 def manuscript_folder_case(phase):
     os.rename(phase.path("Latin2"), phase.path("latin2"))
+
+
+def renamed(track, name, old, new, *fragments):
+    """A case whose submission has its file or folder `old` renamed `new`."""
+    case(track, name, 1, *fragments)(lambda phase: os.rename(phase.path(old), phase.path(new)))
+
+
+renamed(L, "manuscript-folder-misnamed", "Latin2", "Latin_2", "The submission has no folder lines/Latin2/; did you "
+        "mean lines/Latin_2/? Rename it Latin2/: expected one folder per manuscript")
+renamed(L, "manuscript-folder-renamed", "Latin2", "Manuscript", "The submission has no lines/Latin2/latin2_001.png; "
+        "expected a folder Latin2/ with one prediction per page of manuscript Latin2 (found "
+        "lines/Manuscript/latin2_001.png: rename the folder Manuscript/ to Latin2/).")
+renamed(L, "page-with-a-suffix", PAGE, "Latin2/latin2_001_pred.png", "The submission has no "
+        "lines/Latin2/latin2_001.png; did you mean lines/Latin2/latin2_001_pred.png? Name each file exactly as the "
+        "phase expects it.")
+
+
+@case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv; expected one "
+      "<Subset>_labels.csv per subset (Pizan_labels.csv, Tasso_labels.csv, Yaqut_labels.csv) or one labels.csv (all "
+      "3 are missing) (authentication/ holds predictions.csv, a name the phase does not expect).")
+def predictions_csv(phase):
+    for name in os.listdir(phase.res):
+        phase.remove(name)
+    phase.write("predictions.csv", "filename,label\nPIZAN_000353.jpg,0\n")
+
+
+@case(E, "one-file-of-another-name", 1, "(all 12 are missing) (events/ holds predictions.txt, a name the phase does "
+      "not expect).")
+def predictions_txt(phase):
+    for name in os.listdir(phase.res):
+        phase.remove(name)
+    phase.write("predictions.txt", "002712.jpg 0.5\n")
 
 
 @case(E, "ids-without-extension", 1, "La_Tomatina.txt line 1 names the image 002712, which is not among",
@@ -495,8 +528,8 @@ def ids_without_extension(phase):
 
 
 @case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(the submission holds authentication/results.zip, a zip inside the zip: the platform unzips your upload "
-      "once, so zip the result files themselves).")
+      "(all 3 are missing) (the submission holds authentication/results.zip, a zip inside the zip: the platform "
+      "unzips your upload once, so zip the result files themselves).")
 def zip_inside(phase):
     import zipfile
 
@@ -517,15 +550,15 @@ def _other_track(phase, other):
 
 
 @case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(the submission holds files of the events track (one <Category>.txt of confidences per category), "
-      "such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
+      "(all 3 are missing) (the submission holds files of the events track (one <Category>.txt of confidences per "
+      "category), such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
 def events_files_for_authentication(phase):
     _other_track(phase, "events")
 
 
 @case(E, "files-of-the-lines-track", 1, "The submission has no events/Ati_Atihan.txt;",
-      "(the submission holds files of the lines track (one image per page in manuscript folders), "
-      "such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
+      "(all 12 are missing) (the submission holds files of the lines track (one image per page in manuscript "
+      "folders), such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
 def lines_files_for_events(phase):
     _other_track(phase, "lines")
 

@@ -3,15 +3,25 @@
     write_phase(root, ref={path: content}, res={path: content}, track_yaml=None)
     sample_phase(root, track, yaml=None)
 
+and the build and the zips as an organizer and the platforms meet them:
+
+    build_bundle(folder, dist)     tools/make_bundle.py --competition FOLDER --out DIST
+    unzipped(data, folder)         a zip unpacked as the platforms' workers do
+
 A content is text (written as UTF-8, as given), bytes, a PIL image or a numpy array (saved
 as an image by the path's extension), or None for an empty folder at that path.
 """
 
+import io
 import os
 import pathlib
 import shutil
+import subprocess
+import sys
+import zipfile
 
-SAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "input")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "input")
 
 
 def write_file(path, content):
@@ -57,3 +67,20 @@ def sample_phase(root, track, yaml=None):
     if yaml is not None:
         write_file(str(root / "ref" / track / "track.yaml"), yaml)
     return root
+
+
+def build_bundle(folder, dist):
+    """tools/make_bundle.py --competition FOLDER --out DIST, as an organizer runs it, in a
+    process of its own: the CompletedProcess (exit status, stdout, stderr)."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"), "--competition",
+                           str(folder), "--out", str(dist)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=600)
+
+
+def unzipped(data, folder):
+    """A zip's bytes unpacked into folder (made) as the platforms' workers do: Python's
+    zipfile, extractall. Returns folder."""
+    os.makedirs(str(folder))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        archive.extractall(str(folder))
+    return str(folder)

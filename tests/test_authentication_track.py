@@ -261,10 +261,11 @@ def test_wrong_case_of_file_names(tmp_path):
     phase = make_phase(tmp_path)
     os.rename(str(phase / "res" / "Pizan_labels.csv"), str(phase / "res" / "pizan_labels.csv"))
     os.rename(str(phase / "res" / "Tasso_labels.csv"), str(phase / "res" / "tasso_labels.csv"))
-    failure(tmp_path, phase, "pizan_labels.csv but the name must be Pizan_labels.csv", "case-sensitive")
+    failure(tmp_path, phase, "no Pizan_labels.csv", "did you mean pizan_labels.csv? File names are case-sensitive.")
     phase = make_phase(tmp_path / "b")
     os.rename(str(phase / "res" / "Tasso_distances.csv"), str(phase / "res" / "TASSO_distances.csv"))
-    failure(tmp_path / "b", phase, "TASSO_distances.csv but the name must be Tasso_distances.csv")
+    failure(tmp_path / "b", phase, "no Tasso_distances.csv; did you mean TASSO_distances.csv? File names are "
+            "case-sensitive.")
 
 
 def test_bad_label(tmp_path):
@@ -280,7 +281,8 @@ def test_bad_label(tmp_path):
 def test_duplicate_label(tmp_path):
     phase = make_phase(tmp_path)
     write_file(phase / "res" / "Pizan_labels.csv", labels_csv(PIZAN + [PIZAN[1]], PIZAN_PRED + [0]))
-    failure(tmp_path, phase, "Pizan_labels.csv line 6 repeats PIZAN_000002.jpg (first on line 3)")
+    failure(tmp_path, phase, "Pizan_labels.csv line 6 repeats the image PIZAN_000002.jpg (first on line 3); list "
+            "each image once.")
 
 
 def test_missing_names_are_an_error(tmp_path):

@@ -27,6 +27,7 @@ from conftest import ROOT
 import make_bundle
 from platforms import codabench, codalab, model
 from scoring import layout
+from scoring.files import Submission, index_submission
 from scoring import platform as program_platform
 from scoring.columns import Column, Metric
 
@@ -635,22 +636,23 @@ def test_codabench_every_phase_scores_flat_and_wrapped_submissions(dist, track, 
 def test_platform_metadata_is_told_from_the_participants_file(tmp_path):
     res = str(tmp_path / "res")
     os.makedirs(os.path.join(res, "lines"))
+    open(os.path.join(res, "lines", "p.png"), "w").close()
     with open(os.path.join(res, "metadata"), "w") as stream:
         stream.write(yaml.dump({"exitCode": None, "elapsedTime": None, "ingestionExitCode": None,
                                 "ingestionElapsedTime": None}, default_flow_style=False))
     assert layout.is_platform_metadata(res, "metadata")
-    assert layout.participant_entries(res) == ["lines"]
+    assert Submission(index_submission(res, str(tmp_path / "ref"))).entries() == ["lines"]
     for content in ("command: python run.py\n", "my notes\n", "exitCode: 0\nmethod: cnn\n", ""):
         with open(os.path.join(res, "metadata"), "w") as stream:
             stream.write(content)
         assert not layout.is_platform_metadata(res, "metadata"), content
-        assert layout.participant_entries(res) == ["lines", "metadata"]
+        assert Submission(index_submission(res, str(tmp_path / "ref"))).entries() == ["lines", "metadata"]
     os.remove(os.path.join(res, "metadata"))
-    os.rmdir(os.path.join(res, "lines"))
+    shutil.rmtree(os.path.join(res, "lines"))
     with open(os.path.join(res, "metadata"), "w") as stream:
         stream.write("- exitCode: 0\n  elapsedTime: 1.5\n")  # v1.5, several commands
     with pytest.raises(Exception) as refused:
-        layout.refuse_empty(res)
+        index_submission(res, str(tmp_path / "ref"))
     assert "empty" in str(refused.value.sentence)
 
 
@@ -987,20 +989,32 @@ def test_build_refuses_a_public_final_phase_unless_marked(tmp_path):
 
 
 def test_titles_fit_without_cutting_words():
-    source = {"tracks": {"lines": {"labels": {"ra": "Recognition accuracy", "line_iu": "Line IU"}}}}
-    assert model.column_label(source, "lines", "ra", 36) == "Recognition accuracy"
-    assert model.column_label(source, "lines", "latin2_ra", 36) == "latin2 Recognition accuracy"
-    assert model.column_label(source, "lines", "fest2025_latin14396_ra", 36) == "fest2025 latin14396 RA"
-    assert model.column_label(source, "lines", "fest2025_latin14396_ra", 50) == \
-        "fest2025 latin14396 Recognition accuracy"
-    assert model.column_label(source, "lines", "fest2025_syriaque341_line_iu", 36) == \
-        "fest2025 syriaque341 Line IU"
+    # A column's title: the organizer's label of the key, else [qualifier] [stratum as
+    # written] [the metric's label]; too long, the metric's name in capitals; then the key.
+    ra, line_iu = Metric("Recognition accuracy", ""), Metric("Line IU", "")
+    source = {"tracks": {"lines": {"labels": {"line_iu": "Line IU (mean)"}}}}
+    assert model.column_label(source, "lines", Column("ra", "ra", ra), 36) == "Recognition accuracy"
+    assert model.column_label(source, "lines", Column("line_iu", "line_iu", line_iu), 36) == "Line IU (mean)"
+    latin2 = Column("latin2_ra", "ra", ra, "Latin2", what="manuscript")
+    assert model.column_label(source, "lines", latin2, 36) == "Latin2 Recognition accuracy"
+    long = Column("fest2025_latin14396_ra", "ra", ra, "Latin14396", "fest2025", "manuscript")
+    assert model.column_label(source, "lines", long, 36) == "fest2025 Latin14396 RA"
+    assert model.column_label(source, "lines", long, 50) == "fest2025 Latin14396 Recognition accuracy"
+    syriac = Column("fest2025_syriaque341_line_iu", "line_iu", line_iu, "Syriaque341", "fest2025", "manuscript")
+    assert model.column_label(source, "lines", syriac, 36) == "fest2025 Syriaque341 Line IU (mean)"
+    accented = Column("sevigne_accuracy", "accuracy", Metric("accuracy", ""), "Sévigné", what="subset")
+    assert model.column_label(source, "auth", accented, 36) == "Sévigné accuracy"
+    cut = Column("x_" + "y" * 30, "line_iu", line_iu, "A manuscript named at length", "fest2025")
+    assert model.column_label(source, "lines", cut, 36) == cut.key.replace("_", " ")  # nothing else fits
     for track in TRACKS:
-        for key in [c.key for c in make_bundle.phase_columns(os.path.join(ROOT, "input", "ref", track))]:
+        columns = make_bundle.phase_columns(os.path.join(ROOT, "input", "ref", track))
+        for column in columns:
             for limit in (codabench.MAX_TITLE, codalab.MAX_LABEL):
-                title = model.column_label(SOURCE, track, key, limit)
+                title = model.column_label(SOURCE, track, column, limit)
                 assert len(title) <= limit
-                labels = " ".join(list(SOURCE["tracks"][track].get("labels", {}).values()) + [key.replace("_", " ")])
+                labels = " ".join(list(SOURCE["tracks"][track].get("labels", {}).values())
+                                  + [column.key.replace("_", " "), column.metric.title, column.stratum or "",
+                                     column.qualifier or ""])
                 words = set(labels.split()) | set(labels.upper().split())
                 assert set(title.split()) <= words, title
 

@@ -151,13 +151,20 @@ def test_no_ground_truth_on_the_public_page(sample_run):
 
 def test_a_path_that_leaves_the_submission_is_refused(tmp_path):
     from scoring.errors import SubmissionError
-    from scoring.layout import Submission
+    from scoring.files import Submission, index_submission
 
     res = tmp_path / "res"
     (res / "track").mkdir(parents=True)
+    (res / "track" / "x.csv").write_text("mine")
     (tmp_path / "ref.csv").write_text("secret")
-    submission = Submission(str(res), str(res / "track"), "track/")
-    with pytest.raises(SubmissionError) as refused:
+    submission = Submission(index_submission(str(res), str(tmp_path / "ref")), ("track",), "track/")
+    assert submission.path("x.csv") == os.path.realpath(str(res / "track" / "x.csv"))
+    with pytest.raises(SubmissionError) as refused:  # only files of the index are ever opened
         submission.path("..", "..", "ref.csv")
+    assert refused.value.sentence == "The submission has no track/../../ref.csv."
+    # a file turned into a link after the submission was indexed
+    os.remove(str(res / "track" / "x.csv"))
+    os.symlink(os.path.join("..", "..", "ref.csv"), str(res / "track" / "x.csv"))
+    with pytest.raises(SubmissionError) as refused:
+        submission.path("x.csv")
     assert "leaves the submission folder" in refused.value.sentence
-    assert submission.path("x.csv").endswith("x.csv")

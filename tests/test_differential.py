@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, remove_tree
 
 FLOORS = {"py37": "3.7", "py39": "3.9", "py312": "3.12"}
 FILES = ["tests/test_malformed.py", "tests/test_hostile.py", "tests/test_fuzz.py"]
@@ -76,6 +76,13 @@ def test_every_case_behaves_alike_on_every_stack(tmp_path):
     pythons = stacks()
     record = tmp_path / "record"
     record.mkdir()
+    try:
+        compare_on_every_stack(pythons, record, tmp_path)
+    finally:  # pytest's own clean-up of old temporary folders recurses: the deep trees go here
+        remove_tree(str(record))
+
+
+def compare_on_every_stack(pythons, record, tmp_path):
     recorded = subprocess.run(
         [pythons["modern"], "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0"] + FILES,
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scoring.errors import SubmissionError
 from scoring.metrics.ranking import ranked_counts
-from scoring.readers.events import Category, _split_pairs_by_line, line_number, near_name, split_pairs
+from scoring.names import near_name
+from scoring.readers.events import Category, _split_pairs_by_line, line_number, split_pairs
 from scoring.tracks.events import HARDEST, hardest_images
 
 SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")

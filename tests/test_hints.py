@@ -2,16 +2,20 @@
 per phase and covers the other hints of scoring/hints.py)."""
 
 import os
-import shutil
 
 from conftest import assert_clean_failure, run_scorer
-from malformed import SAMPLE
+from phases import sample_phase
+
+
+def two_tracks(root):
+    """A phase of the sample's authentication and events tracks, one folder each."""
+    for track in ("authentication", "events"):
+        sample_phase(root, track)
+    return root
 
 
 def test_track_folder_with_another_case(tmp_path):
-    for side in ("ref", "res"):
-        for track in ("authentication", "events"):
-            shutil.copytree(os.path.join(SAMPLE, side, track), str(tmp_path / side / track))
+    two_tracks(tmp_path)
     os.rename(str(tmp_path / "res" / "events"), str(tmp_path / "res" / "Events"))
     run = run_scorer(tmp_path, tmp_path / "out")
     assert_clean_failure(run, 1)
@@ -21,11 +25,32 @@ def test_track_folder_with_another_case(tmp_path):
 
 
 def test_no_hint_when_nothing_points_to_a_fix(tmp_path):
-    for side in ("ref", "res"):
-        shutil.copytree(os.path.join(SAMPLE, side, "events"), str(tmp_path / side / "events"))
+    sample_phase(tmp_path, "events")
     os.remove(str(tmp_path / "res" / "events" / "Ati_Atihan.txt"))
     run = run_scorer(tmp_path, tmp_path / "out")
     assert_clean_failure(run, 1)
     assert run.last_line == (
         "Submission error: The submission has no events/Ati_Atihan.txt; expected one <Category>.txt per category, "
         "e.g. Ati_Atihan.txt, with lines '<image id> <confidence>'.")
+
+
+def test_a_track_folder_missing_says_what_the_top_holds(tmp_path):
+    two_tracks(tmp_path)
+    events = tmp_path / "res" / "events"
+    for name in os.listdir(str(events)):  # the events files at the top of the zip
+        os.rename(str(events / name), str(tmp_path / "res" / name))
+    os.rmdir(str(events))
+    run = run_scorer(tmp_path, tmp_path / "out")
+    assert_clean_failure(run, 1)
+    assert run.last_line == (
+        "Submission error: The submission has no folder events/; this phase expects one folder per track "
+        "(authentication/, events/) (the submission holds Ati_Atihan.txt, Carnival_Rio.txt, Chinese_New_Year.txt, "
+        "Dia_de_los_Muertos.txt, Diwali_Festival.txt and 7 more at its top).")
+
+
+def test_a_track_folder_named_almost_so(tmp_path):
+    two_tracks(tmp_path)
+    os.rename(str(tmp_path / "res" / "events"), str(tmp_path / "res" / "event"))
+    run = run_scorer(tmp_path, tmp_path / "out")
+    assert_clean_failure(run, 1)
+    assert run.last_line.endswith("(authentication/, events/) (found event/: rename it events/).")

@@ -357,18 +357,18 @@ def test_option_values_are_quoted_briefly(tmp_path):
 
 
 def test_did_you_mean_among_40000_decoy_names(tmp_path, monkeypatch):
-    from scoring.readers import events
+    from scoring import names
     compared = []
-    original = events.difflib.get_close_matches
+    original = names.difflib.get_close_matches
 
     def counting(word, possibilities, *args, **kwargs):
         compared.append(len(possibilities))
         return original(word, possibilities, *args, **kwargs)
 
-    monkeypatch.setattr(events.difflib, "get_close_matches", counting)
+    monkeypatch.setattr(names.difflib, "get_close_matches", counting)
     decoys = ["La_Tomatinb%05d.txt" % i for i in range(40000)]
-    assert events.near_name("La_Tomatina.txt", decoys + ["La_Tomatin.txt"]) == "La_Tomatin.txt"
-    assert compared and max(compared) <= events.NEAR_CANDIDATES
+    assert names.near_name("La_Tomatina.txt", decoys + ["La_Tomatin.txt"]) == "La_Tomatin.txt"
+    assert compared and max(compared) <= names.NEAR_CANDIDATES
     root = sample_phase(tmp_path / "phase", "events")
     os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_Tomatin.txt"))
     for name in decoys[:4000]:
@@ -526,24 +526,34 @@ def test_a_number_followed_by_letters_is_an_error(tmp_path):
     refused(root, SubmissionError, "Pizan_distances.csv line 2, column", "abc'; expected a number")
 
 
-@pytest.mark.parametrize("rename,yaml,fragment", [
-    ({"Tasso": "Tasso-1", "Yaqut": "Tasso_1"}, None, "tasso_1_accuracy"),
-    ({"Yaqut": "balanced"}, None, "balanced_accuracy"),
+@pytest.mark.parametrize("rename,fragments", [
+    ({"Tasso": "Tasso-1", "Yaqut": "Tasso_1"},
+     ["The subsets Tasso-1 and Tasso_1 both give the key tasso_1 ",
+      "rename one of ref/authentication/Tasso-1.csv and ref/authentication/Tasso_1.csv so that every key is "
+      "distinct."]),
+    ({"Tasso": "S\u00e9vign\u00e9", "Yaqut": "Sevigne"},
+     ["The subsets Sevigne and S\u00e9vign\u00e9 both give the key sevigne ",
+      "rename one of ref/authentication/Sevigne.csv and ref/authentication/S\u00e9vign\u00e9.csv"]),
+    ({"Yaqut": "balanced"},
+     ["The score key balanced_accuracy would be written twice by ref/authentication/: for the track's own score "
+      "balanced_accuracy and for the subset balanced; rename the subset balanced so that every key is distinct"]),
 ])
-def test_subset_keys_colliding_after_normalisation(tmp_path, rename, yaml, fragment):
-    root = sample_phase(tmp_path / "phase", "authentication", yaml)
+def test_subset_keys_colliding_after_normalisation(tmp_path, rename, fragments):
+    """The sentence names both sources: the two subsets (and their files) to rename."""
+    root = sample_phase(tmp_path / "phase", "authentication")
     for old, new in rename.items():
         for side, suffix in (("ref", ".csv"), ("res", "_labels.csv")):
             os.rename(str(root / side / "authentication" / (old + suffix)),
                       str(root / side / "authentication" / (new + suffix)))
-    refused(root, ReferenceDataError, "The score key %s would be written twice by ref/authentication/" % fragment)
+    refused(root, ReferenceDataError, *fragments)
 
 
 def test_a_manuscript_named_fest2025_under_protocol_both(tmp_path):
     root = sample_phase(tmp_path / "phase", "lines")
     for side in ("ref", "res"):
         os.rename(str(root / side / "lines" / "Latin2"), str(root / side / "lines" / "fest2025"))
-    refused(root, ReferenceDataError, "The score key fest2025_line_iu would be written twice")
+    refused(root, ReferenceDataError, "The score key fest2025_line_iu would be written twice by ref/lines/: for the "
+            "manuscript fest2025 and for the track's own score fest2025_line_iu; rename the manuscript fest2025 ")
 
 
 def test_two_tracks_writing_one_key(tmp_path):
@@ -551,7 +561,8 @@ def test_two_tracks_writing_one_key(tmp_path):
     for name in ("ev-1", "ev_1"):
         for side in ("ref", "res"):
             shutil.copytree(os.path.join(SAMPLE, side, "events"), str(root / side / name))
-    refused(root, ReferenceDataError, "The score key ev_1_map would be written by both ref/ev-1/ and ref/ev_1/")
+    refused(root, ReferenceDataError, "The score key ev_1_map would be written by both ref/ev-1/ and ref/ev_1/; "
+            "rename one of the track folders ref/ev-1/ and ref/ev_1/ so that every key is distinct")
 
 
 # ------------------------------------------------------------ memory limits

@@ -23,7 +23,7 @@ from scoring.readers import lines as reader
 
 
 class Folder(object):
-    """A track's or a submission's folder, as the reader uses it."""
+    """A track's folder, as the reader uses it."""
 
     def __init__(self, root):
         self.path = str(root)
@@ -34,14 +34,6 @@ class Folder(object):
     ref_name = name
 
 
-class Submission(Folder):
-    def path(self, manuscript, filename):  # a submission's path is a method, a track's an attribute
-        return os.path.join(self.root, manuscript, filename)
-
-    def __init__(self, root):
-        self.root = str(root)
-
-
 def save(root, image, filename, **options):
     os.makedirs(os.path.join(str(root), "M"), exist_ok=True)
     image.save(os.path.join(str(root), "M", filename), **options)
@@ -49,8 +41,9 @@ def save(root, image, filename, **options):
 
 
 def read_prediction(root, image, filename, **options):
-    page = save(root, image, filename, **options)
-    return reader.read_prediction(Submission(root), page, filename, (image.size[1], image.size[0]))
+    save(root, image, filename, **options)
+    return reader.read_prediction(os.path.join(str(root), "M", filename), "M/" + filename,
+                                  (image.size[1], image.size[0]))
 
 
 def read_ground_truth(root, image, filename, official=False):

@@ -23,8 +23,8 @@ from scoring.tracks import TRACKS
 
 SCORING = os.path.join(PROGRAM, "scoring")
 #: The modules whose sentences reach the participants of every kind.
-COMMON_MODULES = [os.path.join(SCORING, "layout.py"), os.path.join(SCORING, "cli.py"),
-                  os.path.join(PROGRAM, "check_submission.py")]
+COMMON_MODULES = [os.path.join(SCORING, name) for name in ("layout.py", "cli.py", "files.py", "matching.py",
+                                                           "names.py")] + [os.path.join(PROGRAM, "check_submission.py")]
 HINT_MODULE = os.path.join(SCORING, "hints.py")
 PREFIX = "Submission error: "
 
@@ -192,5 +192,5 @@ def test_the_checks_can_fail():
                                         "upload once, so zip the result files themselves).")
     rendered = manual_sentences("events")
     assert not any(re.search(format_pattern("%s holds %d files nobody asked for."), s) for s in rendered)
-    assert len(sentences_of(os.path.join(SCORING, "layout.py"))) >= 8
+    assert len(sentences_of(os.path.join(SCORING, "files.py"))) >= 7
     assert len(hint_clauses(HINT_MODULE)) >= 5

@@ -21,6 +21,7 @@ import pytest
 import test_bundle as platform
 import yaml
 from conftest import ROOT, run_scorer
+from phases import build_bundle
 from PIL import Image
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -98,9 +99,7 @@ def competition(tmp_path_factory):
     make_events(os.path.join(folder, "final", "myevents"), "f")
     write(os.path.join(folder, "source.yaml"), SOURCE)
     dist = os.path.join(root, "dist")
-    completed = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
-                                "--competition", folder, "--out", dist],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    completed = build_bundle(folder, dist)
     assert completed.returncode == 0, completed.stderr
     return folder, dist
 
@@ -263,17 +262,10 @@ def test_the_pages_example_really_scores(competition, track, tmp_path):
         assert dict(zip(header.split(","), row.split(",")))["standard_predicted"] == "2"
 
 
-def run_make_bundle(folder, dist):
-    """tools/make_bundle.py --competition FOLDER --out DIST, as an organizer runs it."""
-    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"),
-                           "--competition", folder, "--out", str(dist)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
-
-
 def test_missing_final_data_is_an_error_never_a_reuse(tmp_path):
     folder = str(tmp_path / "competition")
     make_events(os.path.join(folder, "development", "myevents"), "d")
-    completed = run_make_bundle(folder, tmp_path / "dist")
+    completed = build_bundle(folder, tmp_path / "dist")
     assert completed.returncode == 2
     assert completed.stderr.strip() == (
         "%s does not exist; a competition folder holds development/<track dir>/ and final/<track dir>/, each with "
@@ -295,8 +287,10 @@ def test_final_phase_with_other_subsets_is_refused_with_the_fix(tmp_path):
     shutil.move(os.path.join(final, "Alpha.csv"), os.path.join(final, "Beta.csv"))
     with pytest.raises(make_bundle.BuildError) as raised:
         make_bundle.build(str(tmp_path / "dist"), folder)
-    assert str(raised.value).startswith("The final phase of track myauth writes other keys than its development "
-                                        "phase (e.g. alpha_accuracy); one leaderboard needs the same columns")
+    assert str(raised.value) == (
+        "The two phases of track myauth differ: final/myauth/ lacks the subset Alpha of development/myauth/; "
+        "final/myauth/ has the subset Beta, which development/myauth/ lacks; one leaderboard needs the same columns "
+        "in both: give both phases the same subsets, manuscripts and options.")
 
 
 def test_source_with_an_unknown_field_is_refused(tmp_path):
@@ -336,7 +330,7 @@ def test_source_with_a_bad_final_reference_choice_is_refused(tmp_path):
     make_events(os.path.join(folder, "development", "myevents"), "d")
     make_events(os.path.join(folder, "final", "myevents"), "f")
     write(os.path.join(folder, "source.yaml"), "codabench_final_reference: hidden\n")
-    completed = run_make_bundle(folder, tmp_path / "dist")
+    completed = build_bundle(folder, tmp_path / "dist")
     assert completed.returncode == 2
     assert completed.stderr.strip() == (
         "%s: codabench_final_reference is 'hidden'; expected withheld (Codabench's final phase gets a stand-in "

@@ -49,11 +49,11 @@ import manual as kit_manual  # noqa: E402
 import pages as page_texts  # noqa: E402
 from platforms import WRITERS, codabench, codalab, model  # noqa: E402
 from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
-                             leaderboard_title, sorting, tracks_of, tree_entries, zip_entries)
+                             leaderboard_title, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
-from scoring.runner import phase_tracks  # noqa: E402
+from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
 from scoring.tracks import TRACKS, require  # noqa: E402
 
 DEMO_SOURCE = os.path.join(ROOT, "competition", "source.yaml")
@@ -101,6 +101,11 @@ class Phase(object):
         self.keys = [column.key for column in columns]
         self.lower_is_better = frozenset(column.key for column in columns if column.lower_is_better)
         self.note = note
+
+    @property
+    def shown(self):
+        """How sentences name its reference data: the organizer's folder, <stage>/<track dir>."""
+        return shown_root(self.stage, self.name)
 
     @property
     def reference_zip(self):
@@ -234,19 +239,56 @@ def track_source(source, directory):
 # ---------------------------------------------------------------------------- the organizer's folder
 
 
-def phase_columns(ref_dir):
+def shown_root(stage, directory):
+    """How sentences name a track's reference data: its path in the organizer's folder."""
+    return "%s/%s" % (stage, directory)
+
+
+def phase_columns(ref_dir, shown="ref"):
     """The columns (scores.txt keys, primary first) of a phase whose reference data are
-    ref_dir, as its tracks' kinds declare them."""
+    ref_dir (named shown in sentences), as its tracks' kinds declare them, every key
+    distinct."""
+    prepared = phase_tracks(ref_dir, shown)
+    refuse_key_collisions(prepared)
     found = []
-    for track, _, options, prefix in phase_tracks(ref_dir):
+    for track, _, options, prefix in prepared:
         columns = require(track.kind, "columns", "the leaderboard")(track, options)
         found += [column.prefixed(prefix, track.rel) if prefix else column for column in columns]
     return found
 
 
-def phase_keys(ref_dir):
+def phase_keys(ref_dir, shown="ref"):
     """The scores.txt keys of a phase whose reference data are ref_dir, primary first."""
-    return [column.key for column in phase_columns(ref_dir)]
+    return [column.key for column in phase_columns(ref_dir, shown)]
+
+
+def changed_keys(directory, development, final):
+    """The sentence for a final phase whose columns are not its development phase's: the
+    subsets or manuscripts one phase has and the other lacks, by their names."""
+    def names_of(columns, others):
+        """'the subset A' or 'the subsets A, B' of the named columns whose keys are not among others."""
+        left = set(column.key for column in others)
+        found = {}
+        for column in columns:
+            if column.key not in left and column.stratum is not None:
+                listed = found.setdefault(column.what or "stratum", [])
+                if column.stratum not in listed:
+                    listed.append(column.stratum)
+        return " and ".join("the %s%s %s" % (what, "s" if len(listed) > 1 else "", ", ".join(listed))
+                            for what, listed in sorted(found.items()))
+
+    missing, added = names_of(development, final), names_of(final, development)
+    if missing or added:
+        final_dir, development_dir = "final/%s/" % directory, "development/%s/" % directory
+        parts = (["%s lacks %s of %s" % (final_dir, missing, development_dir)] if missing else []) + (
+            ["%s has %s, which %s lacks" % (final_dir, added, development_dir)] if added else [])
+        return ("The two phases of track %s differ: %s; one leaderboard needs the same columns in both: give both "
+                "phases the same subsets, manuscripts and options." % (directory, "; ".join(parts)))
+    development, final = [c.key for c in development], [c.key for c in final]
+    only = [k for k in development if k not in final] or [k for k in final if k not in development]
+    return ("The final phase of track %s writes other keys than its development phase (e.g. %s); one leaderboard "
+            "needs the same columns in both: give both phases the same options in track.yaml."
+            % (directory, only[0] if only else "their order"))
 
 
 def check_kinds(folder):
@@ -322,7 +364,7 @@ def stage_tracks(competition, stage):
     for name in layout.visible_entries(folder):
         path = os.path.join(folder, name)
         if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
-            found[name] = layout.find_tracks(path, TRACKS)[0]
+            found[name] = layout.find_tracks(path, TRACKS, shown_root(stage, name))[0]
     return found
 
 
@@ -370,16 +412,13 @@ def load_competition(competition, work):
             note = "the organizer's sample submission"
             if stage != "development" or not os.path.isdir(res_dir):
                 res_dir = os.path.join(work, "samples", stage, directory)
-                public.dummy_submission(public.public_items(ref_dir), res_dir)
+                public.dummy_submission(public.public_items(ref_dir, shown_root(stage, directory)), res_dir)
                 note = "a dummy submission written from the public test items"
             stage_phases.append(Phase(directory, development[directory].kind, stage, ref_dir, res_dir,
-                                      phase_columns(ref_dir), note, source_dir))
+                                      phase_columns(ref_dir, shown_root(stage, directory)), note, source_dir))
         dev, fin = stage_phases
         if dev.keys != fin.keys:
-            only = [k for k in dev.keys if k not in fin.keys] or [k for k in fin.keys if k not in dev.keys]
-            raise BuildError("The final phase of track %s writes other keys than its development phase (e.g. %s); "
-                             "one leaderboard needs the same columns in both: give both phases the same subsets, "
-                             "manuscripts or options." % (directory, only[0] if only else "their order"))
+            raise BuildError(changed_keys(directory, dev.columns, fin.columns))
         labels = dict((column.name, column.metric.title) for column in dev.columns)
         labels.update(source["tracks"][directory]["labels"])  # the organizer's own titles first
         source["tracks"][directory]["labels"] = labels
@@ -426,9 +465,9 @@ def columns_table(source, phases):
     for phase in [p for i, p in enumerate(phases) if p.name not in [q.name for q in phases[:i]]]:
         rows = "".join(
             "<tr><td><code>%s</code></td><td>%s</td><td>%s</td></tr>\n"
-            % (key, page_texts.esc(column_label(source, phase.name, key, codabench.MAX_TITLE)),
-               "lower is better" if sorting(phase, key) == "asc" else "higher is better")
-            for key in phase.keys
+            % (column.key, page_texts.esc(column_label(source, phase.name, column, codabench.MAX_TITLE)),
+               "lower is better" if column.lower_is_better else "higher is better")
+            for column in phase.columns
         )
         tables.append("<h4>%s</h4>\n<table>\n<tr><th>key</th><th>column</th><th>order</th></tr>\n%s</table>\n"
                       % (page_texts.esc(leaderboard_title(source, phase.name)), rows))
@@ -441,7 +480,7 @@ def pages(source, phases, platform=None):
     texts(), see tools/platforms/) or none."""
     tracks = []
     for phase in tracks_of(phases):
-        items = public.public_items(phase.ref_dir)["tracks"][0]
+        items = public.public_items(phase.ref_dir, phase.shown)["tracks"][0]
         settings = source["tracks"][phase.name]
         tracks.append((settings["title"], settings["description"], items))
     html = page_texts.generate(source, tracks, columns_table(source, phases), platform)
@@ -477,7 +516,7 @@ def scoring_program_zip(competition=None):
 def starting_kit_zip(source, phase, competition=None):
     """The starting kit of a phase: the participant manual, the evaluation page, a sample
     submission, the checker with the scoring program and its requirements."""
-    items = public.public_items(phase.ref_dir)
+    items = public.public_items(phase.ref_dir, phase.shown)
     track = items["tracks"][0]
     settings = source["tracks"][phase.name]
     count = page_texts.count_items(track)

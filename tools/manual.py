@@ -38,6 +38,20 @@ COMMON_ERRORS = [
     ("a file that leaves the submission", "{link} leaves the submission folder or is a link; submit regular files "
                                           "only."),
     ("not enough memory", "the submission needs more memory than the scoring machine has."),
+    ("a file named almost as expected", "The submission has no {file}; did you mean {near_file}? Name each file "
+                                        "exactly as the phase expects it."),
+    ("a file named in another case", "The submission has no {file}; did you mean {file_upper}? File names are "
+                                     "case-sensitive."),
+    ("several files missing, one named almost so", "The submission has no {file} ({missing_count} of the "
+                                                   "{expected_count} expected files are missing, e.g. {file}, "
+                                                   "{file2}); did you mean {near_file}? Name each file exactly as the "
+                                                   "phase expects it."),
+    ("two files for one name", "The submission holds both {file} and {file_other_form}; keep one."),
+    ("one name written twice (composed and decomposed, NFC and NFD)", "The submission holds 2 files named "
+                                                                      "{file_accented}, written differently in the "
+                                                                      "zip ({file_forms}); keep one."),
+    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_line}); "
+                            "list each image once."),
     ("check_submission.py: not a zip", "{zip} is neither a zip file nor a folder; upload a zip of your result "
                                        "files."),
     ("check_submission.py: no such file", "{zip} does not exist."),
@@ -60,6 +74,13 @@ HINTS = [
     ("the files inside extra folders", " (found {in_extra_folders}, inside extra folders: move it to {in_folder})"),
     ("a track's folder named in another case", " (found {folder_upper}/: folder names are case-sensitive, rename it "
                                                "{folder}/)"),
+    ("a track's folder named almost so", " (found {folder_near}/: rename it {folder}/)"),
+    ("no track's folder", " (the submission holds {top} at its top)"),
+    ("the file in a folder of another name", " (found {in_other_folder}: rename the folder {folder_other}/ to "
+                                             "{folder}/)"),
+    ("a file of another name", " ({folder}/ holds {file_other}, a name the phase does not expect)"),
+    ("files of other names", " ({folder}/ holds 2 files whose names the phase does not expect: {file_other}, "
+                             "{file_other2})"),
     ("a zip inside the zip", " (the submission holds {inner_zip}, a zip inside the zip: the platform unzips your "
                              "upload once, so zip the result files themselves)"),
     ("another kind of track's files", " (the submission holds files of the {other} track ({other_files}), such as "
@@ -70,7 +91,13 @@ COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "folder_upp
                  "zip": "submission.rar", "file": "results.txt", "in_other_case": "MyTrack/results.txt",
                  "in_folder": "mytrack/results.txt", "in_a_folder": "my_results/results.txt",
                  "in_extra_folders": "my_results/mytrack/results.txt", "inner_zip": "results.zip",
-                 "other": "other", "other_files": "its own files", "other_file": "other/page.png", "hint": ""}
+                 "other": "other", "other_files": "its own files", "other_file": "other/page.png", "hint": "",
+                 "file2": "results2.txt", "near_file": "results (1).txt", "file_upper": "Results.txt",
+                 "file_other_form": "results.csv", "file_accented": "S\u00e9vign\u00e9.txt",
+                 "file_forms": "'Se\\u0301vigne\\u0301.txt', 'S\\xe9vign\\xe9.txt'", "image_any": "img_001.png",
+                 "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
+                 "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",
+                 "repeat_line": 9, "first_line": 2, "missing_count": 2, "expected_count": 3}
 
 
 def fill(template, values):

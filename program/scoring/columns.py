@@ -27,14 +27,23 @@ class Metric(object):
 class Column(object):
     """One scores.txt key: `metric` (a name of the kind's METRICS, and the Metric), and the
     stratum it is computed on (a subset, manuscript... named as the organizer wrote it), or
-    None for the overall score; `qualifier` an extra word of the title (a protocol)."""
+    None for the overall score; `what` the stratum is, in a word ('subset', 'manuscript':
+    how sentences name it); `qualifier` an extra word of the title (a protocol)."""
 
-    def __init__(self, key, name, metric, stratum=None, qualifier=None):
+    def __init__(self, key, name, metric, stratum=None, qualifier=None, what=None):
         self.key = key
         self.name = name
         self.metric = metric
         self.stratum = stratum
         self.qualifier = qualifier
+        self.what = what
+
+    def source(self):
+        """Where the key comes from, in a sentence: 'the subset Sévigné' or 'the track's own
+        score uar'."""
+        if self.stratum is None:
+            return "the track's own score %s" % self.key
+        return "the %s %s" % (self.what or "stratum", self.stratum)
 
     @property
     def lower_is_better(self):
@@ -47,4 +56,4 @@ class Column(object):
     def prefixed(self, prefix, qualifier):
         """The same column under a key prefix (two tracks of a kind in one phase)."""
         return Column(prefix + self.key, self.name, self.metric, self.stratum,
-                      " ".join(part for part in (qualifier, self.qualifier) if part) or None)
+                      " ".join(part for part in (qualifier, self.qualifier) if part) or None, self.what)

@@ -1,72 +1,93 @@
 """Hints that point a participant to the fix when an expected file is not found.
 
-Called only on the error path (a file is missing, an id is unknown), so they may walk
-the submission. Each returns a short clause to append to the sentence, or "".
+Called only on the error path (a file is missing, an id is unknown). They read the
+submission's index (files.FileIndex), never the folder again, and compare names as
+names.py does. Each returns a short clause to append to the sentence, or "".
 
-- a copy of the file elsewhere: in a folder whose name differs only by case (folder
-  names are case-sensitive), flattened out of its folder, or inside extra folders;
+- a copy of the file elsewhere: in a folder whose name differs (by case, or by spaces,
+  dashes and underscores), flattened out of its folder, or inside extra folders;
 - a zip inside the zip (the platforms unzip once);
 - files that belong to another track;
+- what the folder holds instead (a bounded list), when nothing else applies;
+- a folder named almost as expected, or what the top of the submission holds;
 - an event id without its extension.
 """
 
 import os
 
-from . import layout
+from . import names
 
 
 def _files(root):
     """Paths relative to root ('/'-separated) of every visible file, sorted."""
     found = []
     for directory, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not layout.is_junk(d))
+        dirnames[:] = sorted(d for d in dirnames if not names.is_litter(d))
         for name in sorted(filenames):
-            if not layout.is_junk(name):
+            if not names.is_litter(name):
                 found.append(os.path.relpath(os.path.join(directory, name), root).replace(os.sep, "/"))
     return found
 
 
-def _stem(name):
-    return os.path.splitext(name)[0].lower()
+def _same_file(found, expected):
+    """Whether a file name is the expected one but for case, separators or extension."""
+    return (names.loose(found) == names.loose(expected)
+            or names.loose(names.stem(found)) == names.loose(names.stem(expected)))
 
 
 def misplaced(submission, rel):
     """Where a copy of the missing file `rel` (relative to the track's folder) is, and what to do."""
     expected = submission.name(rel)
     folders, filename = expected.split("/")[:-1], expected.split("/")[-1]
-    copies = [path for path in _files(submission.res_root)
-              if path != expected and (path.split("/")[-1].lower() == filename.lower()
-                                       or _stem(path.split("/")[-1]) == _stem(filename))]
+    wanted = names.canonical(expected)
+    copies = [path for path in submission.index.paths()
+              if names.canonical(path) != wanted and _same_file(path.split("/")[-1], filename)]
     if not copies:
         return ""
-    # the nearest copy: the same folders but for case, then the fewest extra folders
-    found = min(copies, key=lambda p: ([f.lower() for f in p.split("/")[:-1]] != [f.lower() for f in folders],
+    loose_folders = [names.loose(f) for f in folders]
+    # the nearest copy: the same folders but for their spelling, then the fewest extra folders
+    found = min(copies, key=lambda p: ([names.loose(f) for f in p.split("/")[:-1]] != loose_folders,
                                        abs(p.count("/") - len(folders)), p))
     found_folders = found.split("/")[:-1]
-    if [f.lower() for f in found_folders] == [f.lower() for f in folders]:
-        differ = [i for i, (mine, theirs) in enumerate(zip(found_folders, folders)) if mine != theirs]
+    if [names.loose(f) for f in found_folders] == loose_folders:
+        differ = [i for i, (mine, theirs) in enumerate(zip(found_folders, folders))
+                  if names.canonical(mine) != names.canonical(theirs)]
         if differ:
-            return (" (found %s: folder names are case-sensitive, rename the folder %s/ to %s/)"
-                    % (found, found_folders[differ[0]], folders[differ[0]]))
+            mine, theirs = found_folders[differ[0]], folders[differ[0]]
+            if mine.lower() == theirs.lower():
+                return " (found %s: folder names are case-sensitive, rename the folder %s/ to %s/)" % (found, mine,
+                                                                                                    theirs)
+            return " (found %s: rename the folder %s/ to %s/)" % (found, mine, theirs)
         return ""
     if len(found_folders) < len(folders):
         return " (found %s: it belongs in the folder %s/, as %s)" % (found, "/".join(folders), expected)
+    if len(found_folders) == len(folders):  # a folder named otherwise
+        i = next(i for i, (mine, theirs) in enumerate(zip(found_folders, folders)) if names.loose(mine) !=
+                 names.loose(theirs))
+        return " (found %s: rename the folder %s/ to %s/)" % (found, found_folders[i], folders[i])
     if not folders:
         return " (found %s: put the files at the top level of the zip, not inside folders)" % found
     return " (found %s, inside extra folders: move it to %s)" % (found, expected)
 
 
-def folder_case(res_root, rel):
-    """A track folder named with another case than the phase's."""
-    for name in layout.visible_entries(res_root):
-        if name != rel and name.lower() == rel.lower() and os.path.isdir(os.path.join(res_root, name)):
-            return " (found %s/: folder names are case-sensitive, rename it %s/)" % (name, rel)
-    return ""
+def near_folder(expected, available):
+    """' (found X/: ... rename it Y/)' for a folder named almost as the expected one."""
+    guess = names.near_name(expected, available)
+    if guess is None:
+        return ""
+    if guess.lower() == expected.lower():
+        return " (found %s/: folder names are case-sensitive, rename it %s/)" % (guess, expected)
+    return " (found %s/: rename it %s/)" % (guess, expected)
+
+
+def top_holds(found):
+    """' (the submission holds a, b at its top)' for a missing track folder."""
+    return " (the submission holds %s at its top)" % names.shown_list(found) if found else ""
 
 
 def inner_zip(submission):
     """A zip inside the submission: the platforms unzip the upload once, not what it holds."""
-    zips = [path for path in _files(submission.res_root) if path.lower().endswith(".zip")]
+    zips = [path for path in submission.index.paths() if path.lower().endswith(".zip")]
     if not zips:
         return ""
     return (" (the submission holds %s, a zip inside the zip: the platform unzips your upload once, so zip the "
@@ -100,11 +121,26 @@ def other_track(submission, kind):
             % (other, TRACKS[other].FILES, found[other]))
 
 
-def missing_file(submission, rel, kind=None):
-    """The first hint that applies to the missing file `rel` of a track of this kind."""
+def found_instead(submission, folder, unused):
+    """What a folder of the track holds that the phase does not read, when an expected
+    file is missing there: ' (lines/Latin2/ holds page_pred.png, which ...)'."""
+    if not unused:
+        return ""
+    holder = submission.name(*folder) + "/" if folder else (submission.shown_prefix or "the submission")
+    if len(unused) == 1:
+        return " (%s holds %s, a name the phase does not expect)" % (holder, names.shown_list(unused))
+    return " (%s holds %d files whose names the phase does not expect: %s)" % (
+        holder, len(unused), names.shown_list(unused))
+
+
+def missing_file(submission, rel, kind=None, unused=()):
+    """The first hint that applies to the missing file `rel` of a track of this kind;
+    unused: the names of the files of its folder that the phase does not read."""
     hint = misplaced(submission, rel) or inner_zip(submission)
     if not hint and kind is not None:
         hint = other_track(submission, kind)
+    if not hint:
+        hint = found_instead(submission, tuple(rel.split("/")[:-1]), list(unused))
     return hint
 
 

@@ -186,15 +186,20 @@ class ItemView(object):
             given = self.items.parts
         else:
             given = [self.items[start:end] for start, end in self.bounds]
-        codes, parts, starts, previous, stored = {}, [], [], {}, 0
+        # Earlier lists are found by identity (the events track shares one list object
+        # between categories), else by their content: one lookup per stratum, so that
+        # 3,000 subsets cost ten times 300.
+        codes, parts, starts, by_identity, by_content, stored = {}, [], [], {}, {}, 0
         for part in given:
-            same = previous.setdefault(len(part), [])
-            known = next((where for names, where in same if names is part or names == part), None)
+            known = by_identity.get(id(part))
+            if known is None:
+                content = tuple(part)
+                known = by_content.get(content)
             if known is not None:  # the same names as an earlier stratum
                 starts.append(known)
                 continue
             parts.append(np.array([codes.setdefault(item, len(codes)) for item in part], dtype=np.int64))
-            same.append((part, stored))
+            by_identity[id(part)] = by_content[content] = stored
             starts.append(stored)
             stored += len(part)
         index = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)

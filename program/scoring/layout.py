@@ -1,23 +1,18 @@
-"""The Codalab directory layout: tracks in ref/, their mirror in res/, safe paths.
+"""The Codalab directory layout: tracks in ref/, their options, regular files only.
 
 A track directory is INPUT/ref itself or a direct sub-directory of it holding a
-track.yaml. The submission mirrors that layout (SPEC section 2). Every path read from
-res/ must stay inside res/, and only regular files are read from it: links, named pipes,
-sockets, devices and hard links to ref/ are refused before anything is opened.
+track.yaml. The submission mirrors that layout (SPEC section 2): files.py indexes it,
+matching.py finds each track's files in it.
 """
 
 import os
-import re
 import stat
 
 import yaml
 
-from .errors import ReferenceDataError, SubmissionError
+from . import names
+from .errors import ReferenceDataError
 from .options import brief
-
-#: Debris that archivers and file managers leave in zips; never part of a submission.
-JUNK_NAMES = frozenset(["__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"])
-
 
 #: The keys of the status file that the platforms' workers write as res/metadata: Codabench's
 #: prediction step writes it beside the participant's files (compute_worker/compute_worker.py,
@@ -25,10 +20,6 @@ JUNK_NAMES = frozenset(["__MACOSX", ".DS_Store", "Thumbs.db", "desktop.ini"])
 #: the same keys (worker.py, run()).
 PLATFORM_METADATA_KEYS = frozenset(["exitCode", "elapsedTime", "ingestionExitCode", "ingestionElapsedTime"])
 PLATFORM_METADATA_MAX_BYTES = 4096
-
-
-def is_junk(name):
-    return name in JUNK_NAMES or name.startswith("._")
 
 
 def is_platform_metadata(res_root, name):
@@ -50,29 +41,31 @@ def is_platform_metadata(res_root, name):
         isinstance(m, dict) and m and all(k in PLATFORM_METADATA_KEYS for k in m) for m in mappings)
 
 
-def participant_entries(res_root):
-    """Sorted names at the top of res/, debris and the platform's status file left out."""
-    return [name for name in visible_entries(res_root) if not is_platform_metadata(res_root, name)]
-
-
 def visible_entries(directory):
-    """Sorted names in `directory`, debris left out."""
-    return sorted(name for name in os.listdir(directory) if not is_junk(name))
+    """Sorted names in `directory`, archive litter left out (names.is_litter)."""
+    return sorted(name for name in os.listdir(directory) if not names.is_litter(name))
+
+
+#: The kinds of file that are not regular files, as sentences name them.
+FILE_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+              (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
 
 class TrackDir(object):
     """One track of the reference data: where it is, what kind, and its options."""
 
-    def __init__(self, path, rel, kind, config):
+    def __init__(self, path, rel, kind, config, shown_root="ref"):
         self.path = path  # absolute path of the track directory in ref/
         self.rel = rel  # '' for a root track, else the sub-directory name
         self.kind = kind  # the kind's name (tracks.TRACKS), from track.yaml's `track:`
         self.config = config  # the raw mapping of track.yaml
+        self.shown_root = shown_root  # how messages name the reference root: ref, or the organizer's folder
 
     @property
     def label(self):
-        """How messages name this track's reference files: ref/ or ref/<dir>/."""
-        return "ref/" + (self.rel + "/" if self.rel else "")
+        """How messages name this track's reference files: ref/ or ref/<dir>/ (or the
+        organizer's own folder, e.g. development/falsid/, when the build reads it)."""
+        return self.shown_root.rstrip("/") + "/" + (self.rel + "/" if self.rel else "")
 
     def ref_name(self, *parts):
         return self.label + "/".join(parts)
@@ -117,8 +110,9 @@ def read_track_yaml(path, label):
     return config
 
 
-def find_tracks(ref_root, known_kinds):
-    """Track directories of a phase: ref/ itself, or its direct sub-directories."""
+def find_tracks(ref_root, known_kinds, shown_root="ref"):
+    """Track directories of a phase: ref/ itself, or its direct sub-directories.
+    shown_root: how messages name ref_root (the build names the organizer's folder)."""
     if not os.path.isdir(ref_root):
         raise ReferenceDataError(
             "The reference directory %s does not exist; the scoring program expects INPUT/ref." % ref_root
@@ -134,19 +128,20 @@ def find_tracks(ref_root, known_kinds):
                 candidates.append((name, sub))
     if not candidates:
         raise ReferenceDataError(
-            "No track.yaml found in ref/ or in any of its sub-directories; each track of a phase "
-            "needs one naming its kind, 'track: <kind>' (one of %s)." % ", ".join(sorted(known_kinds))
+            "No track.yaml found in %s/ or in any of its sub-directories; each track of a phase "
+            "needs one naming its kind, 'track: <kind>' (one of %s)."
+            % (shown_root.rstrip("/"), ", ".join(sorted(known_kinds)))
         )
     tracks = []
     for rel, path in candidates:
-        label = "ref/" + (rel + "/" if rel else "") + "track.yaml"
+        label = shown_root.rstrip("/") + "/" + (rel + "/" if rel else "") + "track.yaml"
         config = read_track_yaml(os.path.join(path, "track.yaml"), label)
         kind = config["track"]
         if kind not in known_kinds:
             raise ReferenceDataError(
                 "%s names the track %s; expected one of %s." % (label, brief(kind), ", ".join(sorted(known_kinds)))
             )
-        tracks.append(TrackDir(path, rel, kind, config))
+        tracks.append(TrackDir(path, rel, kind, config, shown_root))
     return tracks
 
 
@@ -154,110 +149,9 @@ def key_prefixes(tracks):
     """Key prefix per track: '' unless two tracks of the same kind share the phase."""
     kinds = [track.kind for track in tracks]
     return [
-        (key_name(track.rel) + "_") if kinds.count(track.kind) > 1 else ""
+        (names.key_name(track.rel) + "_") if kinds.count(track.kind) > 1 else ""
         for track in tracks
     ]
-
-
-def key_name(text):
-    """A name as it appears in a scores key: lower case, non-alphanumerics as '_'."""
-    return re.sub(r"[^0-9a-z]+", "_", text.lower()).strip("_")
-
-
-def refuse_empty(res_root):
-    """An empty zip (or one holding only archive debris) is refused in plain words."""
-    if os.path.isdir(res_root):
-        for directory, dirnames, filenames in os.walk(res_root):
-            dirnames[:] = [d for d in dirnames if not is_junk(d)]
-            if any(not is_junk(name) and not (directory == res_root and is_platform_metadata(res_root, name))
-                   for name in filenames):
-                return
-    raise SubmissionError("The submission is empty; the zip must hold the result files.")
-
-
-#: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels).
-MAX_DEPTH = 64
-
-_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-
-
-def refuse_unsafe_entries(res_root, ref_root):
-    """Before anything is opened: only folders and regular files in res/.
-
-    Symbolic links, named pipes (opening one blocks forever), sockets and devices are
-    refused, and so is a hard link to a file of ref/ (it would score the ground truth);
-    folders nest at most MAX_DEPTH levels. The tree is walked with a list, not by
-    recursion, so that no depth exhausts the interpreter's stack.
-    """
-    linked = []  # (relative path, (device, inode)) of regular files with several names
-    pending = [("", 0)]
-    while pending:
-        rel, depth = pending.pop()
-        for name in sorted(_list(res_root, rel)):
-            child = rel + "/" + name if rel else name
-            info = _lstat(res_root, child)
-            if stat.S_ISDIR(info.st_mode):
-                if depth + 1 > MAX_DEPTH:
-                    raise SubmissionError(
-                        "The submission nests folders more than %d levels deep (%s...); zip the result files "
-                        "at the top level or in the folders the phase expects." % (MAX_DEPTH, child[:120]))
-                pending.append((child, depth + 1))
-            elif stat.S_ISREG(info.st_mode):
-                if info.st_nlink > 1:
-                    linked.append((child, (info.st_dev, info.st_ino)))
-            elif stat.S_ISLNK(info.st_mode):
-                raise SubmissionError(
-                    "The submission contains a symbolic link, %s; submit regular files only "
-                    "(links are refused so that nothing outside the submission is read)." % child)
-            else:
-                kind = next((text for test, text in _KINDS if test(info.st_mode)), "not a regular file")
-                raise SubmissionError("The submission's %s is %s; submit regular files and folders only."
-                                      % (child, kind))
-    if linked:
-        reference = _file_ids(ref_root)
-        for child, key in linked:
-            if key in reference:
-                raise SubmissionError("The submission's %s is a hard link to a file of the reference data; "
-                                      "submit your own result files." % child)
-
-
-def _list(root, rel):
-    try:
-        return os.listdir(os.path.join(root, rel) if rel else root)
-    except OSError as exc:
-        raise SubmissionError("The submission's folder %s cannot be listed (%s)." % (rel or ".", exc.strerror))
-
-
-def _lstat(root, rel):
-    try:
-        return os.lstat(os.path.join(root, rel))
-    except OSError as exc:
-        raise SubmissionError("The submission's %s cannot be examined (%s); use shorter names and fewer "
-                              "nested folders." % (rel[:120], exc.strerror))
-
-
-def _file_ids(root):
-    """(device, inode) of every regular file under `root` (links followed only at the root)."""
-    ids = set()
-    pending = [os.path.realpath(root)]
-    while pending:
-        directory = pending.pop()
-        try:
-            names = os.listdir(directory)
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(directory, name)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                pending.append(path)
-            elif stat.S_ISREG(info.st_mode):
-                ids.add((info.st_dev, info.st_ino))
-    return ids
 
 
 def check_regular(path, shown, error):
@@ -269,99 +163,6 @@ def check_regular(path, shown, error):
         raise error("%s cannot be read (%s)." % (shown, exc.strerror))
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else next(
-            (text for test, text in _KINDS if test(info.st_mode)), "not a regular file")
+            (text for test, text in FILE_KINDS if test(info.st_mode)), "not a regular file")
         raise error("%s is %s; expected a regular file." % (shown, kind))
     return info
-
-
-class Submission(object):
-    """The participant's files for one track, with every path confined to res/."""
-
-    def __init__(self, res_root, base, shown_prefix=""):
-        self.res_root = os.path.realpath(res_root)
-        self.base = base  # absolute directory holding this track's files
-        self.shown_prefix = shown_prefix  # how messages name the base, e.g. 'authentication/'
-        self.kind = None  # the kind of the track it is for, set by submission_for
-
-    def path(self, *parts):
-        """The absolute path of a file of this track, refused if it leaves res/."""
-        rel = "/".join(parts)
-        full = os.path.join(self.base, *parts)
-        if os.path.islink(full) or not os.path.realpath(full).startswith(self.res_root + os.sep):
-            raise SubmissionError(
-                "%s leaves the submission folder or is a link; submit regular files only." % self.name(rel)
-            )
-        return full
-
-    def name(self, *parts):
-        """How messages name a file: its path inside the submission as zipped."""
-        return self.shown_prefix + "/".join(parts)
-
-    def exists(self, *parts):
-        return os.path.exists(os.path.join(self.base, *parts))
-
-    def isfile(self, *parts):
-        return os.path.isfile(self.path(*parts))
-
-    def isdir(self, *parts):
-        return os.path.isdir(os.path.join(self.base, *parts))
-
-    def entries(self, *parts):
-        """Sorted visible names in a directory of the submission ([] if absent)."""
-        directory = os.path.join(self.base, *parts)
-        if not os.path.isdir(directory):
-            return []
-        if os.path.realpath(directory) == self.res_root:
-            return participant_entries(directory)
-        return visible_entries(directory)
-
-    def missing(self, rel, expected_what):
-        """A SubmissionError for a missing file, with a hint to the fix (hints.py) if any."""
-        from . import hints
-
-        hint = hints.missing_file(self, rel, self.kind)
-        return SubmissionError("The submission has no %s; expected %s%s." % (self.name(rel), expected_what, hint))
-
-
-def submission_for(track, res_root, all_tracks, log):
-    """Where the submission's files for `track` are: res/<dir>/ or res/, or the one
-    top-level folder of the submission when the participant zipped a folder."""
-    if not os.path.isdir(res_root):
-        raise SubmissionError("The submission is empty; the zip must hold the result files.")
-    submission = _submission_for(track, res_root, all_tracks, log)
-    submission.kind = track.kind
-    return submission
-
-
-def _submission_for(track, res_root, all_tracks, log):
-    rel = track.rel
-    primary = os.path.join(res_root, rel) if rel else res_root
-    top = _single_top_folder(res_root)
-    if top is not None:
-        if rel:
-            expected = set(t.rel for t in all_tracks)
-        else:
-            expected = set(name for name in visible_entries(track.path)
-                           if os.path.isdir(os.path.join(track.path, name)))
-        use_top = top not in expected and not (rel and os.path.isdir(primary))
-        if use_top:
-            log.info("The submission holds a single folder, %s/; its content is scored as the submission." % top)
-            base = os.path.join(res_root, top, rel) if rel else os.path.join(res_root, top)
-            return Submission(res_root, base, top + "/" + (rel + "/" if rel else ""))
-    if rel and not os.path.isdir(primary):
-        from . import hints
-
-        raise SubmissionError(
-            "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
-            % (rel, ", ".join(t.rel + "/" for t in all_tracks), hints.folder_case(res_root, rel))
-        )
-    return Submission(res_root, primary, rel + "/" if rel else "")
-
-
-def _single_top_folder(res_root):
-    """The one folder at the top of res/ when the participant zipped a folder; the
-    platform's status file beside it does not count (see is_platform_metadata)."""
-    names = participant_entries(res_root)
-    if len(names) == 1 and os.path.isdir(os.path.join(res_root, names[0])):
-        return names[0]
-    return None

@@ -21,10 +21,11 @@ from .tracks import TRACKS, require
 FORMAT = 1
 
 
-def public_items(ref_root):
-    """The public items of a phase whose reference data are ref_root (INPUT/ref)."""
+def public_items(ref_root, shown_root="ref"):
+    """The public items of a phase whose reference data are ref_root (INPUT/ref, named
+    shown_root in sentences)."""
     tracks = []
-    for track in layout.find_tracks(ref_root, TRACKS):
+    for track in layout.find_tracks(ref_root, TRACKS, shown_root):
         with open(os.path.join(track.path, "track.yaml"), "rb") as stream:
             track_yaml = stream.read().decode("utf-8")
         items = require(track.kind, "public_items", "the starting kit's list of test items")(track)

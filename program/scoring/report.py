@@ -308,13 +308,16 @@ class _Anchors(object):
 
     def __init__(self):
         self.used = set()
+        self.tried = {}  # base -> the last number tried for it (thousands of figures may share a base)
 
     def __call__(self, text):
         base = re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-")[:40] or "part"
-        anchor, n = base, 1
+        n = self.tried.get(base, 1)
+        anchor = base if n == 1 else "%s-%d" % (base, n)
         while anchor in self.used:
             n += 1
             anchor = "%s-%d" % (base, n)
+        self.tried[base] = n
         self.used.add(anchor)
         return anchor
 

@@ -3,7 +3,7 @@
 import os
 from collections import OrderedDict
 
-from . import layout, memory, report, views
+from . import files, layout, matching, memory, report, views
 from .errors import ReferenceDataError
 from . import tracks as kinds
 from .options import boolean, parse_options, text
@@ -31,9 +31,10 @@ def track_options(config, module, where):
     return parse_options(config, declared, where)
 
 
-def phase_tracks(ref_dir):
-    """(track, its module, its parsed options, its key prefix) of each track of ref_dir."""
-    tracks = layout.find_tracks(ref_dir, TRACKS)
+def phase_tracks(ref_dir, shown_root="ref"):
+    """(track, its module, its parsed options, its key prefix) of each track of ref_dir.
+    shown_root: how messages name ref_dir (the build names the organizer's folder)."""
+    tracks = layout.find_tracks(ref_dir, TRACKS, shown_root)
     prepared = []
     for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
         module = TRACKS[track.kind]
@@ -50,38 +51,44 @@ def prepare(input_dir, log):
 
 def refuse_key_collisions(prepared):
     """Before scoring: every score key of the phase is written once. Names of subsets,
-    manuscripts and track folders become keys lower-cased with other characters as '_',
-    so Tasso-1 and Tasso_1, a subset 'balanced' (balanced_accuracy) or a manuscript
-    'fest2025' under protocol both would otherwise overwrite another score."""
+    manuscripts and track folders become keys (names.key_name), so a subset 'balanced'
+    (balanced_accuracy), a manuscript 'fest2025' under protocol both, or track folders
+    ev-1 and ev_1 would otherwise overwrite another score. (Two names of one track giving
+    one key, Tasso-1 and Tasso_1, are refused by the kind, names.name_keys.) The sentence
+    names both sources, the subsets, manuscripts or folders to rename, from the columns."""
     owner = {}
     for track, _, options, prefix in prepared:
-        for key in kinds.keys(track.kind, track, options):
-            full = prefix + key
+        for column in kinds.require(track.kind, "columns", "the leaderboard")(track, options):
+            full = prefix + column.key
             if full in owner:
-                first = owner[full]
-                where = ("twice by %s" % track.label) if first is track else (
-                    "by both %s and %s" % (first.label, track.label))
+                first_track, first = owner[full]
+                if first_track is track:
+                    where = "twice by %s: for %s and for %s" % (track.label, first.source(), column.source())
+                else:
+                    where = "by both %s and %s" % (first_track.label, track.label)
+                    if first.stratum is not None or column.stratum is not None:
+                        where += " (for %s and for %s)" % (first.source(), column.source())
+                named = [c for c in (first, column) if c.stratum is not None]
+                rename = " or ".join(c.source() for c in named) if named else \
+                    "one of the track folders %s and %s" % (first_track.label, track.label)
                 raise ReferenceDataError(
-                    "The score key %s would be written %s: names of subsets, manuscripts and track folders "
-                    "become keys in lower case with other characters as '_' (Tasso-1 and Tasso_1 are both "
-                    "tasso_1, a subset 'balanced' gives balanced_accuracy); rename one so that every key is "
-                    "distinct." % (full, where))
-            owner[full] = track
+                    "The score key %s would be written %s; rename %s so that every key is distinct (names of "
+                    "subsets, manuscripts and track folders become keys in ASCII lower case, accents dropped and "
+                    "other characters as '_')." % (full, where, rename))
+            owner[full] = (track, column)
 
 
 def score_submission(input_dir, log):
     """Score res/ against ref/: (scores in key order, results). Writes nothing."""
     memory.keep_freed_memory()  # for evaluate.py, check_submission.py and compare.py alike
     prepared = prepare(input_dir, log)
-    res_root = os.path.join(input_dir, "res")
-    if os.path.isdir(res_root):
-        layout.refuse_unsafe_entries(res_root, os.path.join(input_dir, "ref"))
-    layout.refuse_empty(res_root)
+    index = files.index_submission(os.path.join(input_dir, "res"), os.path.join(input_dir, "ref"))
+    index.log_repairs(log)
     all_tracks = [p[0] for p in prepared]
     scores = []
     results = []
     for track, module, options, prefix in prepared:
-        submission = layout.submission_for(track, res_root, all_tracks, log)
+        submission = matching.submission_for(track, index, all_tracks, log)
         log.info("Scoring track %s (%s)." % (track.rel or "at the root of ref/", track.kind))
         result = module.score(track, submission, options, log)
         result.title = track_title(track, options)

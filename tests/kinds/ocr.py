@@ -17,11 +17,12 @@ import os
 
 import numpy as np
 
+from .. import matching
 from .. import options as opt
 from ..columns import Column, Metric
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, leaderboard
-from ..layout import key_name
+from ..names import key_name
 from ..readers.text import decode_lines, read_bytes
 from ..result import Paragraph, Table, TrackResult
 
@@ -71,12 +72,16 @@ def read_reference(track):
                               ReferenceDataError)) for name in manuscripts(track)]
 
 
-def read_submission(submission, name, reference):
-    filename = name + ".tsv"
-    if filename not in submission.entries():
-        raise submission.missing(filename, "one <Manuscript>.tsv per manuscript, e.g. %s" % filename)
-    shown = submission.name(filename)
-    submitted = dict(read_lines(submission.path(filename), shown, SubmissionError))
+def submitted_files(submission, reference):
+    """{<Manuscript>.tsv: the submitted file's name} of every manuscript (matching.find_files:
+    a missing one refused, with "did you mean" or a hint)."""
+    expected = [name + ".tsv" for name, _ in reference]
+    return matching.find_files(submission, expected, "one <Manuscript>.tsv per manuscript, e.g. %s" % expected[0])
+
+
+def read_submission(submission, found, name, reference):
+    shown = submission.name(found)
+    submitted = dict(read_lines(submission.path(found), shown, SubmissionError))
     known = set(identifier for identifier, _ in reference)
     unknown = [identifier for identifier in submitted if identifier not in known]
     if unknown:
@@ -117,8 +122,9 @@ def score(track, submission, options, log):
     fold = (lambda text: text.lower()) if options["case"] == "insensitive" else (lambda text: text)
     terms = dict((name, []) for name in ("char_errors", "chars", "word_errors", "words"))
     items, sizes, per_manuscript = [], [], []
+    files = submitted_files(submission, reference)
     for name, lines in reference:
-        hypotheses = read_submission(submission, name, lines)
+        hypotheses = read_submission(submission, files[name + ".tsv"], name, lines)
         for (identifier, truth), hypothesis in zip(lines, hypotheses):
             truth, hypothesis = fold(truth), fold(hypothesis)
             terms["char_errors"].append(edit_distance(hypothesis, truth))

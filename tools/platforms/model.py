@@ -96,29 +96,24 @@ def sorting(phase, key):
     return "asc" if key in phase.lower_is_better else "desc"
 
 
-def column_label(source, track_name, key, limit):
-    """The column title of a key, at most `limit` characters, never cut inside a word.
+def column_label(source, track_name, column, limit):
+    """The title of a leaderboard column (columns.Column), at most `limit` characters, never
+    cut inside a word.
 
-    The label given in source.yaml for the key; for a per-subset key such as
-    latin2_line_iu, the subset words then the label of line_iu; else the key with spaces
-    for underscores. When that is too long, the known part is written as its key in
-    capitals (fest2025 latin14396 RA): the title then has the key's length, which
-    check_keys keeps within every platform's limits.
+    The organizer's label in source.yaml for the key itself; else the column's qualifier (a
+    protocol) and stratum as the organizer wrote them (a subset or manuscript: Sévigné, not
+    its key sevigne), then the label of its metric (source.yaml's, else the kind's title).
+    When that is too long, the metric's name in capitals (fest2025 Latin14396 RA), then the
+    key with spaces for underscores, which has the key's length and so fits every limit
+    (check_keys).
     """
     labels = track_settings(source, track_name).get("labels") or {}
-    plain = key.replace("_", " ")
-    if key in labels:
-        label = labels[key]
-        return label if len(label) <= limit else plain
-    suffixes = [known for known in labels if key.endswith("_" + known)]
-    if not suffixes:
-        return plain
-    known = max(suffixes, key=len)
-    prefix = key[:-len(known) - 1].replace("_", " ")
-    label = prefix + " " + labels[known]
-    if len(label) <= limit:
-        return label
-    return prefix + " " + known.replace("_", " ").upper()
+    words = [part for part in (column.qualifier, column.stratum) if part]
+    candidates = [labels[column.key]] if column.key in labels else []
+    candidates += [" ".join(words + [labels.get(column.name, column.metric.title)]),
+                   " ".join(words + [column.name.replace("_", " ").upper()]),
+                   column.key.replace("_", " ")]
+    return next(label for label in candidates if len(label) <= limit)
 
 
 def track_yaml(phase):
@@ -257,8 +252,8 @@ class Competition(object):
     def columns(self, phase, limit):
         """[(key, title of at most `limit` characters, 'asc' | 'desc')] of the phase's
         leaderboard, the primary key first."""
-        return [(key, column_label(self.source, phase.name, key, limit), sorting(phase, key))
-                for key in phase.keys]
+        return [(column.key, column_label(self.source, phase.name, column, limit), sorting(phase, column.key))
+                for column in phase.columns]
 
     def reference(self, phase):
         """The phase's reference data as a zip: the organizer's files at its root, byte for byte."""
@@ -287,7 +282,8 @@ class Competition(object):
         work = tempfile.mkdtemp(prefix="stand-in-")
         try:
             ref = os.path.join(work, "ref")
-            public.stand_in_reference(public.public_items(phase.ref_dir), ref, marked=True)
+            public.stand_in_reference(public.public_items(phase.ref_dir, phase.shown), ref,
+                                      marked=True)
             return zip_entries(tree_entries(ref))
         finally:
             shutil.rmtree(work, ignore_errors=True)

@@ -11,7 +11,7 @@ import zipfile
 
 import numpy as np
 
-from .. import memory
+from .. import memory, names
 from ..errors import ReferenceDataError, SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
@@ -30,11 +30,13 @@ class Subset(object):
 
 
 def parse_label(text, subset_name):
-    """0 or 1 for '0'/'1', 'authentic'/'imitation', '<Subset>'/'not-<Subset>'; else None."""
-    value = text.strip().lower()
-    if value in ("0", "authentic", subset_name.lower()):
+    """0 or 1 for '0'/'1', 'authentic'/'imitation', '<Subset>'/'not-<Subset>' (the
+    subset's name in any case and Unicode form); else None."""
+    value = names.canonical(text.strip()).lower()
+    subset = names.canonical(subset_name).lower()
+    if value in ("0", "authentic", subset):
         return AUTHENTIC
-    if value in ("1", "imitation", "not-" + subset_name.lower()):
+    if value in ("1", "imitation", "not-" + subset):
         return IMITATION
     return None
 
@@ -44,37 +46,36 @@ def allowed_labels(subset_name):
 
 
 def subset_names(track_path):
-    """The subsets of a track: one <Subset>.csv per subset in ref/."""
+    """The subsets of a track: one <Subset>.csv per subset in ref/ (archive litter such
+    as macOS's ._<Subset>.csv left out)."""
     return sorted(os.path.splitext(name)[0] for name in os.listdir(track_path)
-                  if name.lower().endswith(".csv") and os.path.isfile(os.path.join(track_path, name)))
+                  if name.lower().endswith(".csv") and not names.is_litter(name)
+                  and os.path.isfile(os.path.join(track_path, name)))
 
 
 def read_ground_truth(track):
-    names = subset_names(track.path)
-    if not names:
+    found = subset_names(track.path)
+    if not found:
         raise ReferenceDataError(
             "%s holds no <Subset>.csv ground-truth file; expected one per subset (e.g. Writer_A.csv) with columns "
             "filename,label."
             % track.label
         )
     subsets = []
-    for name in names:
+    for name in found:
         shown = track.ref_name(name + ".csv")
         index, rows = read_csv_table(os.path.join(track.path, name + ".csv"), shown,
                                      ["filename", "label"], error=ReferenceDataError)
-        filenames, labels, seen = [], [], {}
+        filenames, labels = [], []
         for line, cells in rows:
             filename, text = cells[index["filename"]], cells[index["label"]]
             label = parse_label(text, name)
             if label is None:
                 raise ReferenceDataError("%s line %d has the label %r; expected %s."
                                          % (shown, line, text, allowed_labels(name)))
-            if filename in seen:
-                raise ReferenceDataError("%s line %d repeats %s (first on line %d); each image once."
-                                         % (shown, line, filename, seen[filename]))
-            seen[filename] = line
             filenames.append(filename)
             labels.append(label)
+        names.refuse_repeats(filenames, shown, ReferenceDataError, [line for line, _ in rows])
         if not filenames:
             raise ReferenceDataError("%s lists no image." % shown)
         subsets.append(Subset(name, filenames, labels))
@@ -125,35 +126,26 @@ def match_names(submitted, truth, shown, log):
     return np.asarray(order, dtype=np.int64)
 
 
-def _no_duplicates(names, lines, shown):
-    first = {}
-    for name, line in zip(names, lines):
-        if name in first:
-            raise SubmissionError("%s line %d repeats %s (first on line %d); list each image once."
-                                  % (shown, line, name, first[name]))
-        first[name] = line
-
-
 def read_subset_labels(path, shown, subset):
     index, rows = read_csv_table(path, shown, ["filename", "label"], optional=["subset"])
-    names, labels, lines = [], [], []
+    listed, labels, lines = [], [], []
     for line, cells in rows:
         text = cells[index["label"]]
         label = parse_label(text, subset.name)
         if label is None:
             raise SubmissionError("%s line %d has the label %r; expected %s."
                                   % (shown, line, text, allowed_labels(subset.name)))
-        names.append(cells[index["filename"]])
+        listed.append(cells[index["filename"]])
         labels.append(label)
         lines.append(line)
-    _no_duplicates(names, lines, shown)
-    return names, labels
+    names.refuse_repeats(listed, shown, SubmissionError, lines)
+    return listed, labels
 
 
 def read_merged_labels(path, shown, subsets):
     """labels.csv covering all subsets: (names, labels) per subset name."""
     index, rows = read_csv_table(path, shown, ["filename", "label"], optional=["subset"])
-    by_lower = dict((s.name.lower(), s) for s in subsets)
+    by_lower = dict((names.canonical(s.name).lower(), s) for s in subsets)
     owner = {}
     for s in subsets:
         for filename in s.filenames:
@@ -164,11 +156,13 @@ def read_merged_labels(path, shown, subsets):
         filename, text = cells[index["filename"]], cells[index["label"]]
         named = None
         if "subset" in index:
-            named = by_lower.get(cells[index["subset"]].lower())
+            named = by_lower.get(names.canonical(cells[index["subset"]]).lower())
             if named is None:
-                raise SubmissionError("%s line %d names the subset %r; expected one of %s."
-                                      % (shown, line, cells[index["subset"]], ", ".join(s.name for s in subsets)))
-        value = text.lower()
+                guess = names.near_name(cells[index["subset"]], [s.name for s in subsets])
+                raise SubmissionError("%s line %d names the subset %r; %s" % (
+                    shown, line, cells[index["subset"]], "did you mean %s?" % guess if guess else
+                    "expected one of %s." % names.shown_list([s.name for s in subsets])))
+        value = names.canonical(text).lower()
         by_label = by_lower.get(value[4:] if value.startswith("not-") else value)
         if named is not None and by_label is not None and by_label is not named:
             raise SubmissionError("%s line %d says subset %s but the label %r names %s; make them agree."
@@ -181,17 +175,17 @@ def read_merged_labels(path, shown, subsets):
                     "%s line %d: the subset of %s cannot be told from its name or its label %r; add a subset "
                     "column or use labels like <Subset>/not-<Subset> (e.g. %s/not-%s)."
                     % (shown, line, filename, text, subsets[0].name, subsets[0].name))
-            subset = by_lower[candidates[0].lower()]
+            subset = by_lower[names.canonical(candidates[0]).lower()]
         label = parse_label(text, subset.name)
         if label is None:
             raise SubmissionError("%s line %d has the label %r for subset %s; expected %s."
                                   % (shown, line, text, subset.name, allowed_labels(subset.name)))
-        names, labels, lines = per_subset[subset.name]
-        names.append(filename)
+        listed, labels, lines = per_subset[subset.name]
+        listed.append(filename)
         labels.append(label)
         lines.append(line)
-    for names, _, lines in per_subset.values():
-        _no_duplicates(names, lines, shown)
+    for listed, _, lines in per_subset.values():
+        names.refuse_repeats(listed, shown, SubmissionError, lines)
     return dict((name, (v[0], v[1])) for name, v in per_subset.items())
 
 

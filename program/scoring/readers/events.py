@@ -12,13 +12,12 @@ Python and numpy). Any other file goes through one str.split of its text, and on
 something is wrong is it re-read line by line to name the line in the message.
 """
 
-import difflib
 import operator
 import os
 
 import numpy as np
 
-from .. import hints
+from .. import hints, names
 from ..errors import ReferenceDataError, SubmissionError
 from .text import decimal_rows, decimal_values, decode_lines, floats, parse_number, read_bytes
 
@@ -408,17 +407,20 @@ def line_number(lines, index):
 
 
 def category_names(track_path):
+    """The categories of a track: one <Category>.txt per category in ref/ (archive litter
+    such as macOS's ._<Category>.txt left out)."""
     return sorted(os.path.splitext(name)[0] for name in os.listdir(track_path)
-                  if name.endswith(".txt") and os.path.isfile(os.path.join(track_path, name)))
+                  if name.endswith(".txt") and not names.is_litter(name)
+                  and os.path.isfile(os.path.join(track_path, name)))
 
 
 def read_reference(track):
-    names = category_names(track.path)
-    if not names:
+    found = category_names(track.path)
+    if not found:
         raise ReferenceDataError("%s holds no <Category>.txt file; expected e.g. Harvest_Festival.txt with lines "
                                  "'<image id> <label>'." % track.label)
     categories = []
-    for name in names:
+    for name in found:
         shown = track.ref_name(name + ".txt")
         data = read_bytes(os.path.join(track.path, name + ".txt"), shown, ReferenceDataError)
         ids, positive = _read_labels_fast(data)
@@ -435,9 +437,9 @@ def read_reference(track):
             category = Category(name, ids, positive)
             if isinstance(ids, IdRows):
                 if _hash_table(category) is None:  # two ids share a key: maybe one id twice
-                    _refuse_duplicates(ids.strings(), None, shown, ReferenceDataError)
+                    names.refuse_repeats(ids.strings(), shown, ReferenceDataError)
             else:
-                _refuse_duplicates(ids, lines, shown, ReferenceDataError)
+                names.refuse_repeats(ids, shown, ReferenceDataError, lines)
         categories.append(category)
     return categories
 
@@ -479,79 +481,7 @@ def _positive_mask(texts, lines, shown):
     return one[chars >= 48]
 
 
-def _refuse_duplicates(ids, lines, shown, error):
-    if len(set(ids)) == len(ids):
-        return
-    first = {}
-    for i, image in enumerate(ids):
-        if image in first:
-            raise error("%s line %d repeats the image %s (first on line %d); list each image once."
-                        % (shown, line_number(lines, i), image, line_number(lines, first[image])))
-        first[image] = i
-
-
 # ---------------------------------------------------------------- submission
-
-
-def normalized(name):
-    """A file name as a participant may have mangled it: case, spaces, dashes, no .txt."""
-    stem = name[:-4] if name.lower().endswith(".txt") else name
-    return "_".join(stem.lower().replace("-", " ").replace("_", " ").split())
-
-
-#: At most this many submitted names are compared in full with a missing one (the
-#: nearest in length): the "did you mean" search stays fast among 40,000 decoy names.
-NEAR_CANDIDATES = 200
-
-
-class NameIndex(object):
-    """The submitted file names by their normalized form, built once for every lookup."""
-
-    def __init__(self, available):
-        self.by_key = {}
-        for name in available:
-            self.by_key.setdefault(normalized(name), name)
-
-    def near(self, expected):
-        """The submitted file most likely meant for `expected`, or None."""
-        target = normalized(expected)
-        if target in self.by_key:
-            return self.by_key[target]
-        # difflib's ratio 2M/(a+b) reaches 0.8 only if the shorter is at least 2/3 of the longer.
-        keys = [k for k in self.by_key if 3 * min(len(k), len(target)) >= 2 * max(len(k), len(target))]
-        keys = sorted(keys, key=lambda k: (abs(len(k) - len(target)), k))[:NEAR_CANDIDATES]
-        close = difflib.get_close_matches(target, keys, n=1, cutoff=0.8)
-        return self.by_key[close[0]] if close else None
-
-
-def near_name(expected, available):
-    """The submitted file most likely meant for `expected`, or None."""
-    return NameIndex(available).near(expected)
-
-
-def check_files(submission, categories, log):
-    """Every category has its file; near names are pointed out, unknown files ignored."""
-    entries = submission.entries()
-    expected = [c.name + ".txt" for c in categories]
-    wanted, present = set(expected), set(entries)
-    absent = [name for name in expected if name not in present]
-    if absent:
-        unused = [e for e in entries if e not in wanted and submission.isfile(e)]
-        more = ""
-        if len(absent) > 1:
-            more = " (%d category files are missing in all, e.g. %s)" % (len(absent), ", ".join(absent[:3]))
-        index = NameIndex(unused)
-        for name in absent:
-            guess = index.near(name)
-            if guess is not None:
-                raise SubmissionError("The submission has no %s; did you mean %s? Name each file exactly as its "
-                                      "category%s." % (submission.name(name), submission.name(guess), more))
-        raise submission.missing(absent[0], "one <Category>.txt per category, e.g. %s, with lines "
-                                 "'<image id> <confidence>'%s" % (expected[0], more))
-    extra = [e for e in entries if e not in wanted and e.lower().endswith(".txt")]
-    if extra:
-        log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
-                 % (len(extra), ", ".join(extra[:3])))
 
 
 def read_confidences(path, shown, category, missing):
@@ -617,7 +547,7 @@ def _match_ids(ids, lines, shown, category):
         index = _match_by_dictionary(as_list(ids), lines, shown, category)
     counts = np.bincount(index, minlength=n)
     if (counts > 1).any():
-        _refuse_duplicates(as_list(ids), lines, shown, SubmissionError)
+        names.refuse_repeats(as_list(ids), shown, SubmissionError, lines)
     return index, counts
 
 

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 from PIL import Image
 
-from .. import memory, runs
+from .. import memory, names, runs
 from ..errors import ReferenceDataError, SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
@@ -47,9 +47,10 @@ class Prediction(object):
 
 def manuscripts(track):
     """The manuscripts of a track: its sub-directories that hold pages, sorted."""
-    names = [name for name in sorted(os.listdir(track.path))
-             if os.path.isdir(os.path.join(track.path, name)) and not name.startswith(".")]
-    found = [name for name in names if _page_files(os.path.join(track.path, name))]
+    folders = [name for name in sorted(os.listdir(track.path))
+               if os.path.isdir(os.path.join(track.path, name)) and not name.startswith(".")
+               and not names.is_litter(name)]
+    found = [name for name in folders if _page_files(os.path.join(track.path, name))]
     if not found:
         raise ReferenceDataError(
             "%s holds no <manuscript>/<page>.png ground-truth masks; expected e.g. Manuscript_A/page01.png."
@@ -359,13 +360,9 @@ def _nonzero(values):
 
 
 def find_prediction(submission, page):
-    """The file name of a page's prediction in the submission (JPEG refused)."""
-    entries = submission.entries(page.manuscript)
-    if not entries and not submission.isdir(page.manuscript):
-        raise submission.missing(page.manuscript + "/" + page.stem + ".png",
-                                 "a folder %s/ with one prediction per page of manuscript %s"
-                                 % (page.manuscript, page.manuscript))
-    candidates = [name for name in entries if os.path.splitext(name)[0] == page.stem]
+    """The file name of a page's prediction in its manuscript's folder of the submission,
+    or None (a JPEG, or two files for the page, refused)."""
+    candidates = submission.with_stem(page.stem, page.manuscript)
     usable = [name for name in candidates if os.path.splitext(name)[1].lower() in EXTENSIONS]
     jpeg = [name for name in candidates if os.path.splitext(name)[1].lower() in JPEG]
     if len(usable) > 1:
@@ -377,17 +374,13 @@ def find_prediction(submission, page):
         raise SubmissionError(
             "%s is a JPEG; JPEG is refused because its lossy compression changes colours and splits "
             "lines: save the instance map as .png, .tif, .tiff or .bmp." % submission.name(page.manuscript, jpeg[0]))
-    lower = [name for name in entries if os.path.splitext(name)[0].lower() == page.stem.lower()]
-    if lower:
-        raise SubmissionError("The submission has %s but the page is named %s (file names are case-sensitive)."
-                              % (submission.name(page.manuscript, lower[0]), page.stem))
     return None
 
 
-def read_prediction(submission, page, filename, shape):
-    """Decode a page's prediction into colour keys, refusing a size other than the ground truth's."""
-    shown = submission.name(page.manuscript, filename)
-    return read_instance_map(submission.path(page.manuscript, filename), shown, SubmissionError, shape)
+def read_prediction(path, shown, shape):
+    """Decode a page's prediction (the file at path, named shown in sentences) into colour
+    keys, refusing a size other than the ground truth's."""
+    return read_instance_map(path, shown, SubmissionError, shape)
 
 
 def read_instance_map(path, shown, error, shape=None, scratch="prediction"):

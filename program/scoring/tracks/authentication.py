@@ -12,12 +12,12 @@ import os
 
 import numpy as np
 
+from .. import matching, names
 from .. import options as opt
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes, csv_text
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, leaderboard
-from ..layout import key_name
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
 from ..readers import authentication as reader
@@ -64,11 +64,16 @@ def columns(track, options):
     out = [Column("uar", "uar", METRICS["uar"]),
            Column("balanced_accuracy", "balanced_accuracy", METRICS["balanced_accuracy"])]
     out += [Column("top%d" % k, "top%d" % k, top_metric(k)) for k in ks]
-    for subset in reader.subset_names(track.path):
-        prefix = key_name(subset) + "_"
-        out += [Column(prefix + name, name, METRICS[name], subset) for name in RATES]
-        out += [Column(prefix + "top%d" % k, "top%d" % k, top_metric(k), subset) for k in ks]
+    for subset, key in subset_keys(track, reader.subset_names(track.path)).items():
+        prefix = key + "_"
+        out += [Column(prefix + name, name, METRICS[name], subset, what="subset") for name in RATES]
+        out += [Column(prefix + "top%d" % k, "top%d" % k, top_metric(k), subset, what="subset") for k in ks]
     return out
+
+
+def subset_keys(track, subset_names):
+    """{subset name: its key}, two subsets giving one key refused naming both files."""
+    return names.name_keys(subset_names, "subset", lambda name: track.ref_name(name + ".csv"))
 
 
 def score(track, submission, options, log):
@@ -78,14 +83,15 @@ def score(track, submission, options, log):
     ks = options["k"]
     result = TrackResult("authentication")
     per_subset = []
+    unclaimed = names.NameIndex(matching.unused(submission, expected_files(subsets)))
     for subset in subsets:
         y_pred = predictions[subset.name]
         counts = confusion_counts(subset.labels, y_pred)
         rates = binary_rates(*counts)
-        retrieval = read_retrieval(submission, subset, ks, options, log)
+        retrieval = read_retrieval(submission, subset, ks, options, log, unclaimed)
         per_subset.append((subset, y_pred, counts, rates, retrieval))
 
-    result.view = item_view(per_subset, ks)
+    result.view = item_view(per_subset, ks, subset_keys(track, [subset.name for subset in subsets]))
     for key, value in leaderboard(result.view).items():
         result.set_score(key, value)
 
@@ -93,7 +99,7 @@ def score(track, submission, options, log):
     return result
 
 
-def item_view(per_subset, ks):
+def item_view(per_subset, ks, subset_keys):
     """Images within subsets; resampled within (subset, true class). Every key of columns()
     is a Ratio of summed per-image terms: uar the mean over subsets of correct / images,
     balanced_accuracy of (correct imitations / imitations + correct authentic / authentic) / 2,
@@ -130,7 +136,7 @@ def item_view(per_subset, ks):
     rates = {"accuracy": ("correct", "one"), "precision": ("correct_positive", "predicted"),
              "recall": ("correct_positive", "positive"), "specificity": ("correct_negative", "negative")}
     for h, subset in enumerate(strata):
-        prefix = key_name(subset) + "_"
+        prefix = subset_keys[subset] + "_"
         scores += [(prefix + name, METRICS[name].score(Ratio(rates[name]), stratum=h)) for name in RATES]
         scores += [(prefix + name, metric.score(Ratio((name, "included")), stratum=h))
                    for name, metric in zip(top, top_metrics)]
@@ -142,82 +148,73 @@ def item_view(per_subset, ks):
 
 def read_predictions(submission, subsets, log):
     """Predicted labels per subset, aligned on the ground truth's image order."""
-    files = submission.entries()
     per_subset_files = [s.name + "_labels.csv" for s in subsets]
-    present = [f for f in per_subset_files if f in files]
-    merged = "labels.csv" in files
+    merged = submission.find("labels.csv")
+    present = [found for found in (submission.find(name) for name in per_subset_files) if found is not None]
     if merged and present:
         raise SubmissionError("The submission holds both labels.csv and %s; keep one form: one "
                               "<Subset>_labels.csv per subset or a single labels.csv." % submission.name(present[0]))
     if merged:
-        shown = submission.name("labels.csv")
-        submitted = reader.read_merged_labels(submission.path("labels.csv"), shown, subsets)
+        shown = submission.name(merged)
+        submitted = reader.read_merged_labels(submission.path(merged), shown, subsets)
     else:
-        if not present:
-            raise _missing_labels(submission, files, per_subset_files)
+        found = matching.find_files(
+            submission, per_subset_files, "one <Subset>_labels.csv per subset (%s) or one labels.csv"
+            % names.shown_list(per_subset_files), claimed=expected_files(subsets, labels=False))
         submitted = {}
         for subset, filename in zip(subsets, per_subset_files):
-            if filename not in files:
-                raise _missing_labels(submission, files, [filename])
             submitted[subset.name] = reader.read_subset_labels(
-                submission.path(filename), submission.name(filename), subset)
+                submission.path(found[filename]), submission.name(found[filename]), subset)
     predictions = {}
     for subset in subsets:
-        names, labels = submitted[subset.name]
-        shown = submission.name("labels.csv" if merged else subset.name + "_labels.csv")
+        listed, labels = submitted[subset.name]
         if merged:
-            shown += " (subset %s)" % subset.name
-        order = reader.match_names(names, subset.filenames, shown, log)
+            shown = "%s (subset %s)" % (submission.name(merged), subset.name)
+        else:
+            shown = submission.name(found[subset.name + "_labels.csv"])
+        order = reader.match_names(listed, subset.filenames, shown, log)
         predictions[subset.name] = np.asarray(labels, dtype=np.int8)[order]
     return predictions
 
 
-def _missing_labels(submission, files, expected):
-    lower = dict((f.lower(), f) for f in files)
-    for name in expected:
-        if name.lower() in lower:
-            return SubmissionError("The submission has %s but the name must be %s (file names are case-sensitive)."
-                                   % (submission.name(lower[name.lower()]), name))
-    return submission.missing(
-        expected[0], "one <Subset>_labels.csv per subset (%s) or one labels.csv" % ", ".join(expected))
+def expected_files(subsets, labels=True):
+    """The names of the files a submission may hold for these subsets."""
+    found = [s.name + "_distances" + ext for s in subsets for ext in (".npz", ".csv")]
+    if labels:
+        found += ["labels.csv"] + [s.name + "_labels.csv" for s in subsets]
+    return found
 
 
-def read_retrieval(submission, subset, ks, options, log):
-    """Top-k hit values of the subset from its distance file (zeros if absent and optional)."""
+def read_retrieval(submission, subset, ks, options, log, unclaimed):
+    """Top-k hit values of the subset from its distance file (zeros if absent and optional).
+    unclaimed: a names.NameIndex of the files that are no subset's (a near name refused)."""
     n = len(subset.filenames)
     empty = {"hits": np.zeros((n, len(ks))), "included": np.zeros(n, dtype=bool),
              "accuracy": [0.0] * len(ks), "source": None}
     stem = subset.name + "_distances"
-    files = submission.entries()
-    found = [stem + ext for ext in (".npz", ".csv") if stem + ext in files]
-    if len(found) == 2:
-        raise SubmissionError("The submission holds both %s and %s; keep one." % (
-            submission.name(found[0]), submission.name(found[1])))
-    if not found:
-        lower = dict((f.lower(), f) for f in files)
-        for ext in (".npz", ".csv"):
-            if (stem + ext).lower() in lower:
-                raise SubmissionError("The submission has %s but the name must be %s (file names are "
-                                      "case-sensitive)." % (submission.name(lower[(stem + ext).lower()]), stem + ext))
-        if options["distances"] == "required":
-            raise submission.missing(stem + ".csv", "the distance matrix %s.csv (or %s.npz) of subset %s"
-                                     % (stem, stem, subset.name))
+    filename = matching.one_of(submission, [stem + ".npz", stem + ".csv"])
+    if filename is None:
+        required = options["distances"] == "required"
+        guess = unclaimed.near(stem + ".npz", fuzzy=required) or unclaimed.near(stem + ".csv", fuzzy=required)
+        if guess is not None:
+            raise matching.did_you_mean(submission, stem + (".npz" if guess.lower().endswith(".npz") else ".csv"),
+                                        guess)
+        if required:
+            raise matching.absent_file(submission, stem + ".csv", "the distance matrix %s.csv (or %s.npz) of "
+                                       "subset %s" % (stem, stem, subset.name))
         log.info("No distances for subset %s: its top-k scores are 0." % subset.name)
         return empty
-    filename = found[0]
     shown = submission.name(filename)
     if filename.endswith(".npz"):
-        names, distances = reader.read_distances_npz(submission.path(filename), shown)
+        listed, distances = reader.read_distances_npz(submission.path(filename), shown)
     else:
-        names, distances = reader.read_distances_csv(submission.path(filename), shown)
-    position = dict()
-    for i, name in enumerate(names):
-        if name in position:
-            raise SubmissionError("%s names %s twice (rows %d and %d); each image once."
-                                  % (shown, name, position[name] + 1, i + 1))
-        position[name] = i
-    order = reader.match_names(names, subset.filenames, shown, log)
-    if len(names) > n:
+        listed, distances = reader.read_distances_csv(submission.path(filename), shown)
+    repeat = names.first_repeat(listed)
+    if repeat is not None:
+        raise SubmissionError("%s names %s twice (rows %d and %d); each image once."
+                              % (shown, listed[repeat[1]], repeat[0] + 1, repeat[1] + 1))
+    order = reader.match_names(listed, subset.filenames, shown, log)
+    if len(listed) > n:
         distances = distances[np.ix_(order, order)]
         labels = subset.labels
     else:
@@ -226,14 +223,14 @@ def read_retrieval(submission, subset, ks, options, log):
     if not reader.is_symmetric(distances):
         log.warn("%s is not symmetric; each row ranks the images for its own query." % shown)
     hits, included = topk_hits(distances, labels, ks)
-    if len(names) == n:
+    if len(listed) == n:
         hits, included = hits[order], included[order]
     return {"hits": hits, "included": included, "accuracy": list(topk_accuracy(hits, included)),
             "source": filename}
 
 
 def find_documentation(submission, options, log):
-    docs = [f for f in submission.entries() if f.lower().endswith(DOC_EXTENSIONS)]
+    docs = [f for f in submission.files() if f.lower().endswith(DOC_EXTENSIONS)]
     if not docs:
         if options["documentation"] == "required":
             raise SubmissionError("The submission has no documentation; add a README.md, .txt or .pdf that "
@@ -450,15 +447,11 @@ def count_items(items):
 #: (problem, sentence, when it can happen: None always, else a test of the options).
 ERRORS = [
     ("no label file", "The submission has no {labels}; expected one <Subset>_labels.csv per subset ({all_labels}) "
-                      "or one labels.csv{hint}.", None),
-    ("a name in another case", "The submission has {lower_labels} but the name must be {labels} (file names are "
-                               "case-sensitive).", None),
+                      "or one labels.csv{more}{hint}.", None),
     ("both label forms", "The submission holds both labels.csv and {labels}; keep one form: one "
                          "<Subset>_labels.csv per subset or a single labels.csv.", None),
     ("a bad label", "{labels} line {line} has the label '{value}'; expected 0/1, authentic/imitation or "
                     "{subset}/not-{subset}.", None),
-    ("an image listed twice", "{labels} line {line} repeats {image} (first on line {first}); list each image "
-                              "once.", None),
     ("images missing", "{labels} lacks {missing} of the {count} images of the ground truth, e.g. {image}; every "
                        "image must be listed.", None),
     ("merged labels: an unknown subset", "labels.csv line {line} names the subset '{value}'; expected one of "
@@ -554,7 +547,6 @@ def error_values(items):
     return {
         "subset": first["name"], "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
         "labels": labels, "file": labels,
-        "lower_labels": labels.lower() if labels.lower() != labels else labels.upper(),
         "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
         "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
         "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
@@ -563,4 +555,5 @@ def error_values(items):
         "columns": "filename,label", "all_columns": "filename,label,subset",
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
         "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "9007199254740993",
-        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": ""}
+        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
+        "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}

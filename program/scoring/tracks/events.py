@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 
+from .. import matching
 from .. import options as opt
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes
@@ -45,7 +46,7 @@ def score(track, submission, options, log):
     if not scored:
         raise ReferenceDataError("No category of %s has a positive image (label 1); average precision is "
                                  "undefined for all of them." % track.label)
-    reader.check_files(submission, categories, log)
+    files = check_files(submission, categories, log)
     result = TrackResult("events")
     for category in categories:
         if category.positives == 0:
@@ -57,7 +58,7 @@ def score(track, submission, options, log):
     # The view's confidence column, filled file by file (the scored categories' parts of it).
     confidence, filled = np.empty(sum(len(c.ids) for c in scored)), 0
     for category in categories:
-        filename = category.name + ".txt"
+        filename = files[category.name + ".txt"]
         scores, absent = reader.read_confidences(submission.path(filename), submission.name(filename),
                                                  category, options["missing"])
         if absent:
@@ -79,6 +80,20 @@ def score(track, submission, options, log):
         row["ap"] = float(aps[h])
     describe(result, rows, kept, options)
     return result
+
+
+def check_files(submission, categories, log):
+    """{<Category>.txt: the submitted file's name} of every category, a missing one
+    refused (a near name pointed out); .txt files that name no category are ignored
+    with a warning."""
+    expected = [c.name + ".txt" for c in categories]
+    found = matching.find_files(submission, expected, "one <Category>.txt per category, e.g. %s, with lines "
+                                "'<image id> <confidence>'" % expected[0])
+    extra = [name for name in matching.unused(submission, found.values()) if name.lower().endswith(".txt")]
+    if extra:
+        log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
+                 % (len(extra), ", ".join(extra[:3])))
+    return found
 
 
 def item_view(kept, confidence):
@@ -312,8 +327,6 @@ def count_items(items):
 ERRORS = [
     ("a category file missing", "The submission has no {file}; expected one <Category>.txt per category, e.g. "
                                 "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
-    ("a name near a category's", "The submission has no {file}; did you mean {near}? Name each file exactly as its "
-                                 "category.", None),
     ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
                       "{category}.", None),
     ("not two fields", "{file} line {line} has {fields} fields ('{line_text}'); expected two, '<image id> <value>', "
@@ -326,8 +339,6 @@ ERRORS = [
     ("an id without its extension", "{file} line {line} names the image {stem}, which is not among the {count} "
                                     "images of category {category}; did you mean {image}? Write each image id as "
                                     "the test set does, with its extension.", None),
-    ("an image twice", "{file} line {line} repeats the image {image} (first on line {first}); list each image once.",
-     None),
     ("images missing", "{file} lacks 1 of the {count} images of category {category}, e.g. {image}; list every "
                        "image with a confidence.", lambda options: options["missing"] == "error"),
 ]
@@ -342,9 +353,7 @@ def error_values(items):
     ids = items["image_lists"][category["images"]] or ["image.jpg"]
     name = category["name"] + ".txt"
     return {"file": name, "files": ", ".join(c["name"] + ".txt" for c in categories[:3]),
-            "near": name.lower().replace("_", " ") if name.lower() != name else name.upper(),
             "category": category["name"], "image": ids[0], "stem": os.path.splitext(ids[0])[0] or ids[0],
             "count": len(ids), "line": 3, "first": 1, "fields": 3, "line_text": ids[0] + " 0.8 0.1",
             "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "",
-            "more": " (%d category files are missing in all, e.g. %s)" % (
-                len(categories), ", ".join(c["name"] + ".txt" for c in categories[:3])) if len(categories) > 1 else ""}
+            "more": " (all %d are missing)" % len(categories) if len(categories) > 1 else ""}

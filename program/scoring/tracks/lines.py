@@ -16,13 +16,13 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
+from .. import matching, names
 from .. import options as opt
 from .. import runs
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes
 from ..errors import ScoringError, SubmissionError
 from ..itemview import ItemView, Ratio, leaderboard
-from ..layout import key_name
 from ..metrics import segmentation as seg
 from ..charts import error_map_images
 from ..readers import lines as reader
@@ -81,14 +81,19 @@ def protocols(options):
 def columns(track, options):
     """line_iu first (the leaderboard), then the other means, then per manuscript; the same
     again with the prefix fest2025_ under protocol both."""
-    manuscripts = reader.manuscripts(track)
+    manuscripts = manuscript_keys(track, reader.manuscripts(track))
     out = []
     for protocol, prefix in protocols(options):
         qualifier = protocol if prefix else None
         out += [Column(prefix + name, name, metric, None, qualifier) for name, metric in METRICS.items()]
-        out += [Column(prefix + key_name(m) + "_" + name, name, metric, m, qualifier)
-                for m in manuscripts for name, metric in METRICS.items()]
+        out += [Column(prefix + key + "_" + name, name, metric, m, qualifier, what="manuscript")
+                for m, key in manuscripts.items() for name, metric in METRICS.items()]
     return out
+
+
+def manuscript_keys(track, manuscripts):
+    """{manuscript: its key}, two manuscripts giving one key refused naming both folders."""
+    return names.name_keys(manuscripts, "manuscript", lambda name: track.ref_name(name) + "/")
 
 
 def score(track, submission, options, log):
@@ -102,9 +107,12 @@ def score(track, submission, options, log):
         result.warnings.append(note)
     pages_by_manuscript = reader.ground_truth_pages(track)
     pages = [page for _, group in pages_by_manuscript for page in group]
-    for page in pages:  # a missing page is reported before any decoding
-        prediction_file(submission, page)
-    jobs = [(track, submission, page, options, wanted) for page in pages]
+    # Every page's file is found (a missing one reported) before any decoding; a job
+    # carries its file's path and name, not the submission's index.
+    found = [prediction_file(submission, page, pages_by_manuscript) for page in pages]
+    warn_unused(submission, pages_by_manuscript, found, log)
+    jobs = [(track, page, (submission.path(page.manuscript, filename), submission.name(page.manuscript, filename)),
+             options, wanted) for page, filename in zip(pages, found)]
     for page, (metrics, full_png, preview, notes, foreground) in zip(pages, map_pages(_page_job, jobs)):
         result.foregrounds[(page.manuscript, page.stem)] = foreground
         for protocol in wanted:
@@ -115,7 +123,7 @@ def score(track, submission, options, log):
             result.warnings.append(note)
     manuscripts = [m for m, _ in pages_by_manuscript]
     summaries = dict((protocol, summarize(per_page[protocol], manuscripts)) for protocol, _ in chosen)
-    result.view = item_view(per_page, chosen, manuscripts)
+    result.view = item_view(per_page, chosen, manuscripts, manuscript_keys(track, manuscripts))
     for key, value in leaderboard(result.view).items():
         result.set_score(key, value)
     describe(result, chosen, per_page, summaries, manuscripts, maps, options)
@@ -154,13 +162,45 @@ def fest2025_option_notes(options):
     return notes
 
 
-def prediction_file(submission, page):
+def prediction_file(submission, page, pages_by_manuscript):
+    """The name of a page's prediction in its manuscript's folder; a missing one refused
+    with what was found instead (a folder or a file named almost so, or a hint)."""
     filename = reader.find_prediction(submission, page)
-    if filename is None:
-        raise submission.missing(page.manuscript + "/" + page.stem + ".png",
-                                 "one prediction per ground-truth page (%s/%s.png, .tif, .tiff or .bmp)"
-                                 % (page.manuscript, page.stem))
-    return filename
+    if filename is not None:
+        return filename
+    rel = page.manuscript + "/" + page.stem + ".png"
+    if not submission.isdir(page.manuscript):
+        manuscripts = [m for m, _ in pages_by_manuscript]
+        guess = matching.near_folder(submission, page.manuscript, manuscripts)
+        if guess is not None:
+            fix = ("Folder names are case-sensitive" if guess.lower() == page.manuscript.lower() else
+                   "Rename it %s/" % page.manuscript)
+            raise SubmissionError("The submission has no folder %s/; did you mean %s/? %s: expected one folder per "
+                                  "manuscript (%s)." % (submission.name(page.manuscript), submission.name(guess), fix,
+                                                        names.shown_list([m + "/" for m in manuscripts])))
+        raise matching.absent_file(submission, rel, "a folder %s/ with one prediction per page of manuscript %s"
+                                   % (page.manuscript, page.manuscript))
+    stems = [p.stem for m, group in pages_by_manuscript if m == page.manuscript for p in group]
+    raise matching.absent_file(submission, rel, "one prediction per ground-truth page (%s/%s.png, .tif, .tiff or "
+                               ".bmp)" % (page.manuscript, page.stem), unused_files(submission, page.manuscript,
+                                                                                    stems))
+
+
+def unused_files(submission, manuscript, stems):
+    """The files of a manuscript's folder that are no page's."""
+    pages = set(names.canonical(stem) for stem in stems)
+    return [name for name in submission.files(manuscript) if names.canonical(names.stem(name)) not in pages]
+
+
+def warn_unused(submission, pages_by_manuscript, found, log):
+    """A warning naming the files of the manuscripts' folders that are no page's prediction."""
+    extra = []
+    for manuscript, group in pages_by_manuscript:
+        extra += [submission.name(manuscript, name)
+                  for name in unused_files(submission, manuscript, [page.stem for page in group])]
+    if extra:
+        log.warn("The submission holds %d file%s in manuscript folders that are no page's prediction (ignored): %s."
+                 % (len(extra), "" if len(extra) == 1 else "s", names.shown_list(extra, 3)))
 
 
 def map_pages(function, jobs):
@@ -205,8 +245,8 @@ def _outcome(function, job):
 
 
 def _page_job(job):
-    track, submission, page, options, wanted = job
-    metrics, classes, notes, foreground = score_page(track, submission, page, options, wanted)
+    track, page, prediction, options, wanted = job
+    metrics, classes, notes, foreground = score_page(track, page, prediction, options, wanted)
     # The preview is drawn only for the page (public_details); the full map always goes to private/.
     full, preview = error_map_images(classes, preview=options["public_details"])
     for protocol in wanted:  # the per-line outcomes are drawn: only the numbers go back
@@ -215,16 +255,16 @@ def _page_job(job):
     return metrics, full, preview, notes, foreground
 
 
-def score_page(track, submission, page, options, wanted):
+def score_page(track, page, predicted_file, options, wanted):
     """The metrics of one page under each wanted protocol, its error-map classes, notes and
-    packed predicted foreground."""
+    packed predicted foreground. predicted_file: (path, name shown in sentences)."""
     official = "fest2025" in wanted
     instances = options["ground_truth"] == "instances"
     gt_mask = reader.read_ground_truth(track, page, official, instances)
     if official:
         gt_mask, official_mask = gt_mask
-    filename = prediction_file(submission, page)
-    prediction = reader.read_prediction(submission, page, filename, gt_mask.shape)
+    path, shown = predicted_file
+    prediction = reader.read_prediction(path, shown, gt_mask.shape)
     connectivity = options["connectivity"]
     gt = seg.lines_of(gt_mask, connectivity)
     predicted = seg.lines_of(prediction.runs, connectivity)
@@ -243,8 +283,7 @@ def score_page(track, submission, page, options, wanted):
             notes.append("%s has %d line pixels that OpenCV's 8-bit grey conversion, which the official script "
                          "uses, turns black (dark colours, or 16-bit values below 256); fest2025 leaves them out "
                          "as the official script does." % (track.ref_name(page.manuscript, page.filename), dropped))
-        out["fest2025"], more = fest2025(counted["fest2025"][1], prediction, predicted, options,
-                                         submission.name(page.manuscript, filename))
+        out["fest2025"], more = fest2025(counted["fest2025"][1], prediction, predicted, options, shown)
         notes += more
     # The map shows the outcomes that the per-page table counts: the primary protocol's.
     lines, lines_shared = counted[wanted[0]]
@@ -288,7 +327,7 @@ def summarize(per_page, manuscripts):
     return summary
 
 
-def item_view(per_page, chosen, manuscripts):
+def item_view(per_page, chosen, manuscripts, manuscript_keys):
     """Pages within manuscripts. Every key is a per-page value (column <prefix><metric>)
     averaged over the pages of a manuscript, then over the manuscripts (or one manuscript's
     mean, for its own keys)."""
@@ -302,7 +341,7 @@ def item_view(per_page, chosen, manuscripts):
     for _, prefix in chosen:
         scores += [(prefix + name, metric.score(Ratio((prefix + name, "one")), ranked=name in RANKED))
                    for name, metric in METRICS.items()]
-        scores += [(prefix + key_name(m) + "_" + name, metric.score(Ratio((prefix + name, "one")), stratum=h))
+        scores += [(prefix + manuscript_keys[m] + "_" + name, metric.score(Ratio((prefix + name, "one")), stratum=h))
                    for h, m in enumerate(manuscripts) for name, metric in METRICS.items()]
     return ItemView(manuscripts, sizes, ["%s/%s" % (page.manuscript, page.stem) for page, _ in first], columns,
                     scores, chosen[0][1] + "line_iu", reference_columns=["one"], unit="page")
@@ -523,8 +562,12 @@ ERRORS = [
                        ".tiff or .bmp){hint}.", None),
     ("a manuscript folder missing", "The submission has no {page}; expected a folder {manuscript}/ with one "
                                     "prediction per page of manuscript {manuscript}{hint}.", None),
-    ("a page named in another case", "The submission has {upper} but the page is named {stem} (file names are "
-                                     "case-sensitive).", None),
+    ("a manuscript folder named almost so", "The submission has no folder {manuscript}/; did you mean "
+                                            "{manuscript_near}/? Rename it {manuscript}/: expected one folder per "
+                                            "manuscript ({manuscripts}).", None),
+    ("a manuscript folder named in another case", "The submission has no folder {manuscript}/; did you mean "
+                                                  "{manuscript_case}/? Folder names are case-sensitive: expected one "
+                                                  "folder per manuscript ({manuscripts}).", None),
     ("two files for a page", "The submission holds both {page} and {tif} for the same page; keep one.", None),
     ("a JPEG", "{jpeg} is a JPEG; JPEG is refused because its lossy compression changes colours and splits lines: "
                "save the instance map as .png, .tif, .tiff or .bmp.", None),
@@ -562,8 +605,11 @@ def error_values(items):
     page = manuscript["pages"][0]
     stem = os.path.splitext(page["file"])[0]
     path = manuscript["name"] + "/" + stem
-    upper = path + ".png" if stem.upper() == stem else manuscript["name"] + "/" + stem.upper() + ".png"
-    return {"manuscript": manuscript["name"], "stem": stem, "page": path + ".png", "tif": path + ".tif",
-            "jpeg": path + ".jpg", "upper": upper, "size": "%dx%d" % (page["width"], page["height"]),
+    name = manuscript["name"]
+    return {"manuscript": name, "stem": stem, "page": path + ".png", "tif": path + ".tif",
+            "jpeg": path + ".jpg", "size": "%dx%d" % (page["width"], page["height"]),
             "small": "%dx%d" % (max(1, page["width"] // 2), max(1, page["height"] // 2)),
-            "first_bytes": "b'Line 1 i'", "reason": "image file is truncated", "hint": ""}
+            "first_bytes": "b'Line 1 i'", "reason": "image file is truncated", "hint": "",
+            "manuscript_near": name.replace(" ", "_") if " " in name else name + "_",
+            "manuscript_case": name.lower() if name.lower() != name else name.upper(),
+            "manuscripts": ", ".join(m["name"] + "/" for m in items["manuscripts"][:5])}
