@@ -63,15 +63,24 @@ def run_forked(main, argv, timeout=600):
     0.3 s of CPU, paid hundreds of times by the corpus of malformed submissions in each of
     the three environments of `make test`. test_contract.py runs evaluate.py itself, in a
     fresh interpreter, as the platforms do."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    return Forked(main, argv).wait(timeout)
+
+
+class Forked(object):
+    """main(argv) started in a forked child (see run_forked); wait() gives its Completed.
+    Several may run at once (two runs on one OUTPUT, test_concurrent_runs.py)."""
+
+    def __init__(self, main, argv):
+        self.argv = argv
+        self.out, self.err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns into pytest
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns into pytest
             status = 70
             try:
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
+                os.dup2(self.out.fileno(), 1)
+                os.dup2(self.err.fileno(), 2)
                 sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", line_buffering=True)
                 sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", line_buffering=True)
                 try:
@@ -92,26 +101,33 @@ def run_forked(main, argv, timeout=600):
                     sys.stderr.flush()
                 finally:
                     os._exit(status)
+
+    def wait(self, timeout=600):
         deadline = time.time() + timeout
-        while True:
-            done, code = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.time() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                raise AssertionError("%s did not end within %d s" % (argv, timeout))
-            time.sleep(0.005)
-        status = os.WEXITSTATUS(code) if os.WIFEXITED(code) else -os.WTERMSIG(code)
-        out.seek(0)
-        err.seek(0)
-        return Completed(status, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"))
+        try:
+            while True:
+                done, code = os.waitpid(self.pid, os.WNOHANG)
+                if done:
+                    break
+                if time.time() > deadline:
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
+                    raise AssertionError("%s did not end within %d s" % (self.argv, timeout))
+                time.sleep(0.005)
+            status = os.WEXITSTATUS(code) if os.WIFEXITED(code) else -os.WTERMSIG(code)
+            self.out.seek(0)
+            self.err.seek(0)
+            return Completed(status, self.out.read().decode("utf-8", "replace"),
+                             self.err.read().decode("utf-8", "replace"))
+        finally:
+            self.out.close()
+            self.err.close()
 
 
 _MAINS = {}
 
 
-def _program(name):
+def program_main(name):
     """The main() of program/<name>.py, imported once."""
     import importlib.util
 
@@ -126,25 +142,139 @@ def _program(name):
 
 def run_scorer(input_dir, output_dir, *extra):
     """evaluate.py INPUT OUTPUT [extra...], in a forked child (run_forked)."""
-    completed = run_forked(_program("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
+    completed = run_forked(program_main("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
     return Run(completed, str(output_dir))
 
 
-def run_scorer_process(input_dir, output_dir, *extra, timeout=600, preexec_fn=None):
-    """evaluate.py as the platforms run it: a fresh interpreter (preexec_fn: run in the child
-    before it starts, e.g. to limit its memory)."""
+def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space=None):
+    """evaluate.py as the platforms run it: a fresh interpreter, killed after `timeout` s,
+    optionally under an address-space limit (RLIMIT_AS, bytes)."""
+    record_case(str(input_dir), timeout=timeout, address_space=address_space)
+
+    def limit():
+        if address_space is not None:
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+
     completed = subprocess.run(
         [sys.executable, os.path.join(PROGRAM, "evaluate.py"), str(input_dir), str(output_dir)] + list(extra),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout,
-        preexec_fn=preexec_fn,
+        preexec_fn=limit,
     )
     return Run(completed, str(output_dir))
+
+
+# ------------------------------------------------------------ the cases of the differential test
+
+#: Where every phase the suite scores is recorded (input copied, with its special files), for
+#: tests/test_differential.py to replay it under each stack: set by that test only.
+RECORD = os.environ.get("SCORING_RECORD")
+
+
+def record_case(input_dir, timeout=120, address_space=None):
+    """Under SCORING_RECORD: a copy of the phase input_dir (ref/ and res/) as the next case,
+    with the limits it ran under, before anything scores it."""
+    if not RECORD or not os.path.isdir(input_dir):
+        return
+    import json
+    import re
+
+    test = os.environ.get("PYTEST_CURRENT_TEST", "outside-a-test").split(" ")[0]
+    case = tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:] + "-", dir=RECORD)
+    try:
+        copy_tree(input_dir, os.path.join(case, "input"))
+    except OSError as error:  # a file that cannot be copied (unreadable): no case
+        shutil.rmtree(case, ignore_errors=True)
+        sys.stderr.write("not recorded (%s): %s\n" % (error, input_dir))
+        return
+    with open(os.path.join(case, "case.json"), "w") as stream:
+        json.dump({"test": test, "timeout": timeout, "address_space": address_space}, stream)
+
+
+def copy_tree(source, target):
+    """A copy of a folder as a submission may hold it, without recursion (trees 1100 levels
+    deep): named pipes, sockets and devices made anew, symbolic links kept (pointing into
+    the copy when they pointed into the source), hard links kept between the copied files."""
+    import socket
+    import stat
+
+    linked = {}
+    stack = [(source, target)]
+    while stack:
+        folder, into = stack.pop()
+        os.mkdir(into)
+        for name in os.listdir(folder):
+            path, copy = os.path.join(folder, name), os.path.join(into, name)
+            status = os.lstat(path)
+            mode = status.st_mode
+            if stat.S_ISLNK(mode):
+                pointed = os.readlink(path)
+                if os.path.isabs(pointed) and (pointed + os.sep).startswith(source + os.sep):
+                    pointed = target + pointed[len(source):]
+                os.symlink(pointed, copy)
+            elif stat.S_ISDIR(mode):
+                stack.append((path, copy))
+            elif stat.S_ISFIFO(mode):
+                os.mkfifo(copy)
+            elif stat.S_ISSOCK(mode):
+                server = socket.socket(socket.AF_UNIX)
+                here = os.getcwd()
+                os.chdir(into)  # a socket's path is limited to 107 bytes: bind by its name
+                try:
+                    server.bind(name)
+                finally:
+                    os.chdir(here)
+                    server.close()
+            elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                os.mknod(copy, mode, status.st_rdev)
+            elif status.st_nlink > 1 and (status.st_dev, status.st_ino) in linked:
+                os.link(linked[status.st_dev, status.st_ino], copy)
+            else:
+                shutil.copyfile(path, copy)
+                linked[status.st_dev, status.st_ino] = copy
+
+
+def remove_tree(path):
+    """shutil.rmtree without recursion: a recorded case may hold a tree 1100 levels deep,
+    deeper than Python's recursion limit (shutil.rmtree and os.walk recurse, up to 3.11)."""
+    import stat
+
+    folders, stack = [], [path]
+    while stack:
+        folder = stack.pop()
+        folders.append(folder)
+        for name in os.listdir(folder):
+            entry = os.path.join(folder, name)
+            if stat.S_ISDIR(os.lstat(entry).st_mode):
+                stack.append(entry)
+            else:
+                os.remove(entry)
+    for folder in reversed(folders):
+        os.rmdir(folder)
+
+
+def _recording_score_submission():
+    """Under SCORING_RECORD, scoring.runner.score_submission records its phase first: every
+    in-process score, every forked evaluate.py and check_submission.py of the suite."""
+    from scoring import runner
+
+    original = runner.score_submission
+
+    def score_submission(input_dir, log):
+        record_case(str(input_dir))
+        return original(input_dir, log)
+
+    runner.score_submission = score_submission
+
+
+if RECORD:
+    _recording_score_submission()
 
 
 def run_checker(submission, items_path):
     """The participant's check_submission.py against a public item list, in a forked child
     (run_forked): (run, last stderr line)."""
-    completed = run_forked(_program("check_submission"), [str(submission), "--items", str(items_path)])
+    completed = run_forked(program_main("check_submission"), [str(submission), "--items", str(items_path)])
     lines = [line for line in completed.stderr.splitlines() if line.strip()]
     return completed, (lines[-1] if lines else "")
 

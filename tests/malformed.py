@@ -240,14 +240,21 @@ def _edit_cell(phase, line, column, value):
     phase.write_lines("Pizan_distances.csv", lines)
 
 
-@case(A, "nan-distance", 1, "Pizan_distances.csv", "line 4, column 7", "finite")
+@case(A, "nan-distance", 1, "Pizan_distances.csv", "line 4, column 7", "is nan; every distance must be a number")
 def nan_cell(phase):
     _edit_cell(phase, 3, 6, "nan")
 
 
-@case(A, "inf-distance", 1, "Pizan_distances.csv", "finite")
+@case(A, "inf-distance", 0, same=False)  # inf: farther than every number
 def inf_cell(phase):
     _edit_cell(phase, 8, 2, "inf")
+
+
+@case(A, "quoted-distances", 0)  # as pandas' to_csv(quoting=csv.QUOTE_ALL) writes them
+def quoted_cells(phase):
+    lines = phase.lines("Pizan_distances.csv")
+    phase.write_lines("Pizan_distances.csv", [lines[0]] + [
+        line.split(",", 1)[0] + "," + ",".join('"%s"' % cell for cell in line.split(",")[1:]) for line in lines[1:]])
 
 
 @case(A, "empty-distance", 1, "Pizan_distances.csv", "line 6, column 3", "expected a number")

@@ -257,11 +257,15 @@ def test_every_path_on_a_constant_matrix():
 # ------------------------------------------------------------ properties
 
 
+#: The cells of a small problem: few distinct distances, so that ties are many.
+FEW_DISTANCES = st.integers(0, 3)
+
+
 @st.composite
-def small_problem(draw):
-    n = draw(st.integers(min_value=2, max_value=6))
+def small_problem(draw, cell=FEW_DISTANCES, largest=6):
+    n = draw(st.integers(min_value=2, max_value=largest))
     labels = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))  # up to 3 classes
-    cells = draw(st.lists(st.integers(0, 3), min_size=n * n, max_size=n * n))
+    cells = draw(st.lists(cell, min_size=n * n, max_size=n * n))
     return np.array(cells, dtype=np.float64).reshape(n, n), labels
 
 
@@ -329,3 +333,21 @@ def test_every_path_gives_the_formula(problem, dtype):
     assert np.allclose(first, expected, rtol=0, atol=1e-12)
     for path in PATHS[1:]:
         assert np.array_equal(hits_by_path(distances, labels, ks, path), first)
+
+
+#: Floats a distance matrix may hold (issue 24): inf as "never retrieve", -inf, the largest
+#: and smallest doubles; each orders exactly, and the tie formula counts ties at inf too.
+EXTREMES = [-np.inf, -1.7976931348623157e308, -1e308, 0.0, 5e-324, 1.0, 1e308, np.inf]
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_problem(st.sampled_from(EXTREMES), largest=12))
+def test_every_path_gives_the_formula_with_infinite_and_extreme_distances(problem):
+    distances, labels = problem
+    ks = [1, 2, 3, 5]
+    expected = formula_hits(distances, labels, ks)
+    for path in PATHS:
+        assert np.allclose(hits_by_path(distances, labels, ks, path), expected, rtol=0, atol=1e-12), path
+    if len(labels) <= 6:  # every ordering of the ties, enumerated
+        hits, _ = topk_hits(distances, labels, ks)
+        assert np.allclose(hits, enumerated_hits(distances, labels, ks)[0], rtol=0, atol=1e-12)

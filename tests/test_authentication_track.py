@@ -388,16 +388,38 @@ def test_distances_non_numeric_cell(tmp_path):
     failure(tmp_path, phase, "Tasso_distances.csv line 4, column 5 holds 'abc'; expected a number")
 
 
-@pytest.mark.parametrize("value,shown", [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf")])
-def test_distances_not_finite(tmp_path, value, shown):
+def test_distances_nan_is_refused(tmp_path):
     phase = make_phase(tmp_path)
     matrix = [[repr(v) for v in row] for row in TASSO_DISTANCES]
-    matrix[1][2] = value
-    matrix[3][0] = value  # a later one: the first is named
+    matrix[1][2] = "nan"
+    matrix[3][0] = "NaN"  # a later one: the first is named
     write_file(phase / "res" / "Tasso_distances.csv", "," + ",".join(TASSO) + "\n" + "".join(
         n + "," + ",".join(row) + "\n" for n, row in zip(TASSO, matrix)))
-    failure(tmp_path, phase, "Tasso_distances.csv line 3, column 4 (tasso_000011.JPG to tasso_000012.JPG) is %s"
-            % shown, "finite")
+    failure(tmp_path, phase, "Tasso_distances.csv line 3, column 4 (tasso_000011.JPG to tasso_000012.JPG) is nan; "
+            "every distance must be a number (inf for the farthest).")
+
+
+@pytest.mark.parametrize("form", ["csv", "npz"])
+def test_infinite_and_huge_distances_order_as_floats(tmp_path, form):
+    """Tasso (classes 1, 1, 0, 0) with inf as "never retrieve" and +-1e308: ranked as the
+    floats they are. Query 0: its classmate 1 at -1e308 is nearest (hit at k=1). Query 1:
+    2 and 3 at 1e308 tie with no one closer, its classmate 0 at inf is farthest (miss at
+    k=1 and k=2). Query 2: 3 (its classmate) at 5e-324 beats 0 and 1 at inf (hit). Query
+    3: its classmate 2 at -inf is nearest (hit). top1 = top2 = 3/4."""
+    matrix = np.array([[0.0, -1e308, np.inf, np.inf],
+                       [np.inf, 0.0, 1e308, 1e308],
+                       [np.inf, np.inf, 0.0, 5e-324],
+                       [1.0, 2.0, -np.inf, 0.0]])
+    phase = make_phase(tmp_path, subsets=("Tasso",))
+    if form == "csv":
+        write_file(phase / "res" / "Tasso_distances.csv", distances_csv(TASSO, matrix))
+    else:
+        os.remove(str(phase / "res" / "Tasso_distances.csv"))
+        with open(str(phase / "res" / "Tasso_distances.npz"), "wb") as stream:
+            np.savez(stream, names=np.array(TASSO), distances=matrix)
+    run = score(tmp_path, phase)
+    assert run.scores()["top1"] == run.scores()["top2"] == 0.75
+    assert "asymmetric" in run.stderr or "not symmetric" in run.stderr
 
 
 def test_distances_rows_in_a_different_order_from_columns(tmp_path):
@@ -480,15 +502,16 @@ def test_npz_not_finite(tmp_path):
     failure(tmp_path, phase, "Tasso_distances.npz distances[2, 1] (tasso_000012.JPG to tasso_000011.JPG) is nan")
 
 
-def test_npz_a_non_finite_value_is_named_before_a_value_beyond_2_to_the_53(tmp_path):
+def test_npz_floats_have_no_bound_and_integers_stop_at_2_to_the_53(tmp_path):
     matrix = np.array(TASSO_DISTANCES)
-    matrix[1, 2] = 1e17  # beyond 2^53 = 9.007e15, on an earlier line than the NaN
-    matrix[3, 0] = np.nan
+    matrix[1, 2] = 1e17  # a float beyond 2^53: a float like any other
     phase = npz_phase(tmp_path, names=np.array(TASSO), distances=matrix)
-    failure(tmp_path, phase, "Tasso_distances.npz distances[3, 0] (tasso_000013.JPG to tasso_000010.JPG) is nan")
-    matrix[3, 0] = 0.5
-    phase = npz_phase(tmp_path / "b", names=np.array(TASSO), distances=matrix)
-    failure(tmp_path / "b", phase, "Tasso_distances.npz distances[1, 2]", "beyond 2^53")
+    score(tmp_path, phase)
+    integers = (np.array(TASSO_DISTANCES) * 10).astype(np.int64)
+    integers[1, 2] = 2 ** 53 + 1  # an integer beyond 2^53: it would become 2^53 as a float64
+    phase = npz_phase(tmp_path / "b", names=np.array(TASSO), distances=integers)
+    failure(tmp_path / "b", phase, "Tasso_distances.npz distances[1, 2] (tasso_000011.JPG to tasso_000012.JPG) is "
+            "the integer 9007199254740993, beyond 2^53")
 
 
 def test_npz_not_an_archive(tmp_path):
@@ -526,26 +549,32 @@ def test_documentation_required(tmp_path):
     assert "Documentation: method.PDF." in html(run)
 
 
-# ------------------------------------------------------------ the CSV reader's two parsers
+# ------------------------------------------------------------ the CSV reader's two paths
 
 
-@pytest.mark.parametrize("c_parser", [True, False])
+@pytest.mark.parametrize("fixed_width", [True, False])
 @pytest.mark.parametrize("quoted", [True, False])
-def test_csv_reader_paths_agree(tmp_path, monkeypatch, c_parser, quoted):
+def test_csv_reader_paths_agree(tmp_path, fixed_width, quoted):
+    """Cells of one layout (0.300000) go the fixed-width path, others (0, 0.3) the general
+    one; quoted names take the general one too. Both read the same matrix and refuse a
+    row of 5 distances alike."""
     from scoring.errors import SubmissionError
     from scoring.readers import authentication as reader
-    if c_parser and not reader._numpy_has_c_loadtxt():
-        pytest.skip("numpy %s has no C loadtxt (1.23+); the row-by-row path is the one it uses" % np.__version__)
-    monkeypatch.setattr(reader, "_numpy_has_c_loadtxt", lambda: c_parser)
     shown = ['"%s"' % n for n in TASSO] if quoted else TASSO
+    cell = "%.6f" if fixed_width else "%g"  # 0 and 0.3: cells of two widths
+    text = ("," + ",".join(shown) + "\n" + "".join(
+        name + "," + ",".join(cell % float(d) for d in row) + "\n" for name, row in zip(shown, TASSO_DISTANCES)))
     path = tmp_path / "Tasso_distances.csv"
-    write_file(path, distances_csv(shown, TASSO_DISTANCES, shown))
+    write_file(path, text)
+    with open(str(path), "rb") as stream:
+        stream.readline()
+        assert (reader._parse_fixed_width(stream, 4, []) is not None) == (fixed_width and not quoted)
     names, matrix = reader.read_distances_csv(str(path), "Tasso_distances.csv")
     assert names == TASSO
     assert matrix.tolist() == TASSO_DISTANCES
-    text = distances_csv(shown, TASSO_DISTANCES, shown).splitlines()
-    text[2] += ",0.5"  # one distance too many on line 3
-    write_file(path, "\n".join(text) + "\n")
+    lines = text.splitlines()
+    lines[2] += "," + cell % 0.5  # one distance too many on line 3
+    write_file(path, "\n".join(lines) + "\n")
     with pytest.raises(SubmissionError, match="line 3 has 5 distances; expected 4"):
         reader.read_distances_csv(str(path), "Tasso_distances.csv")
 

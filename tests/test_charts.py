@@ -83,7 +83,8 @@ def test_precision_recall_shades_exactly_the_ap_area():
     blue = points(curves(root, charts.BLUE)[0])  # the monotone curve through (0, p*_1), (r_i, p*_i)
     expected = [(x, y) for x, y in zip(xs, ys)]
     expected = [p for i, p in enumerate(expected) if i == 0 or p != expected[i - 1]]
-    assert len(blue) == len(expected)
+    expected = without_inner_points(expected)  # (2/3, 3/4) lies on the line from (1/3, 3/4) to (1, 3/4)
+    assert len(blue) == len(expected) == 5
     for (px, py), (x, y) in zip(blue, expected):
         assert (px - left) / (right - left) == pytest.approx(x, abs=0.004)
         assert (bottom - py) / (bottom - top) == pytest.approx(y, abs=0.004)
@@ -94,17 +95,55 @@ def test_precision_recall_shades_exactly_the_ap_area():
     assert "AP area = %s" % charts.number(ap) in all_text
 
 
+def without_inner_points(points):
+    """The points without each one that lies on the segment between its two neighbours,
+    in the same direction (the line through the others is the same line)."""
+    kept = [points[0]] if points else []
+    for before, point, after in zip(points, points[1:], points[2:]):
+        (ax, ay), (bx, by), (cx, cy) = before, point, after
+        collinear = (bx - ax) * (cy - by) == (by - ay) * (cx - bx)
+        if not (collinear and (bx - ax) * (cx - bx) + (by - ay) * (cy - by) > 0):
+            kept.append(point)
+    return kept + points[-1:] if len(points) > 1 else kept
+
+
 def test_long_curves_are_thinned_but_keep_their_extremes():
+    """A curve turning in every pixel column (20,000 random points): no more points than
+    the chart has pixels across, and the line still sweeps each column's extent (one point
+    a column, its extreme farther from the point before)."""
     rng = np.random.RandomState(0)
     recall = np.sort(rng.uniform(size=20000))
     precision = rng.uniform(size=20000)
     svg = charts.precision_recall(recall, precision, np.maximum.accumulate(precision[::-1])[::-1], "big")
     root = parse(svg)
     drawn = points(curves(root, charts.GREY)[0])
-    assert len(drawn) < 4 * 300  # about four points per pixel column at most
+    assert len(drawn) <= 340  # the chart's width in pixels
     left, top, right, bottom = plot_frame(root)
     assert drawn[:, 1].min() == pytest.approx(top, abs=1)  # precision near 1 still reaches the top
+    assert drawn[:, 1].max() == pytest.approx(bottom, abs=1)  # and near 0 the bottom
+    # The line sweeps each column's extent: the segments around a point span most of the plot.
+    swept = [np.ptp(drawn[i - 1:i + 2, 1]) for i in range(1, len(drawn) - 1)]
+    assert np.median(swept) > 0.5 * (bottom - top)
     assert len(svg) < 20000
+
+
+def test_the_drawn_line_keeps_every_point_it_leaves_out():
+    """Points inside straight runs are left out: each lies on the segment drawn between the
+    points kept around it (a staircase of 30,000 points keeps its 200 corners)."""
+    steps = np.repeat(np.arange(100), 300)
+    xs = 52 + np.arange(steps.size) * 274.0 / steps.size
+    ys = 30 + steps * 0.5
+    got_x, got_y = charts.thin(xs, ys)
+    rounded = [(round(x * 2) / 2.0, round(y * 2) / 2.0) for x, y in zip(xs, ys)]
+    kept = list(zip(got_x.tolist(), got_y.tolist()))
+    assert len(kept) == 200
+    position = 0
+    for x, y in rounded:  # every rounded point on the polyline through the kept ones
+        while position + 1 < len(kept) and kept[position + 1][0] < x:
+            position += 1
+        (ax, ay), (bx, by) = kept[position], kept[min(position + 1, len(kept) - 1)]
+        on = (x, y) in kept or ((bx - ax) * (y - ay) == (by - ay) * (x - ax) and min(ax, bx) <= x <= max(ax, bx))
+        assert on, (x, y)
 
 
 def test_forest_places_each_point_and_interval_on_its_row():
@@ -155,14 +194,15 @@ def test_nice_ticks_cover_the_range_with_round_steps():
 
 
 def _points_by_definition(xs, ys, resolution=0.5):
-    """thin written point by point: rounded points, repeats dropped; of each pixel
-    column's run of points (when there are many) its first, last, first lowest and first
-    highest."""
+    """thin written point by point: rounded points, repeats dropped, points inside
+    straight runs dropped; of each pixel column's run of points (when there are many) its
+    first, last, first lowest and first highest."""
     points = []
     for x, y in zip(xs, ys):
         point = (float(np.round(x / resolution)) * resolution, float(np.round(y / resolution)) * resolution)
         if not points or point != points[-1]:
             points.append(point)
+    points = without_inner_points(points)
     runs = []
     for point in points:
         if runs and math.floor(runs[-1][-1][0]) == math.floor(point[0]):

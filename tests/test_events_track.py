@@ -2,7 +2,6 @@
 SPEC section 5 with its file and line, and the options of track.yaml."""
 
 import os
-import re
 import shutil
 
 import numpy as np
@@ -15,7 +14,6 @@ from scoring.errors import SubmissionError
 from scoring.metrics.ranking import ranked_counts
 from scoring.names import near_name
 from scoring.readers.events import Category, _split_pairs_by_line, line_number, split_pairs
-from scoring.readers.text import floats
 from scoring.tracks.events import HARDEST, hardest_images
 
 SAMPLE_REF = os.path.join(ROOT, "input", "ref", "events")
@@ -365,81 +363,6 @@ def test_fixed_width_lines():
     # Lines of two lengths, an empty second field, a blank inside a field: the general pass decides.
     for data in (b"ab 1\nc 22\n", b"ab 1\ncd  \nef 3\n", b"ab 1\nc\td\n", b"a  1\nb  2\n"):
         assert _fixed_width_pairs(*trimmed(data)) is None, data
-
-
-def float_or_error(token):
-    try:
-        return float(token)
-    except ValueError:
-        return "ValueError"
-
-
-def fixed_width(value, digits, places):
-    text = "%0*d" % (digits, value)
-    return text[:digits - places] + "." + text[digits - places:] if places <= digits else text
-
-
-decimal = st.builds(
-    lambda sign, whole, frac, dot: sign + whole + ("." + frac if dot else ""),
-    st.sampled_from(["", "-", "+"]), st.text("0123456789", max_size=17), st.text("0123456789", max_size=17),
-    st.booleans())
-token = st.one_of(decimal, st.text("0123456789.-+eE_xna", min_size=1, max_size=6),
-                  st.sampled_from(["nan", "-inf", "1e-7", "0x10", "1_0", "١", "."]))
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.one_of(st.lists(token, min_size=1, max_size=12),
-                 # One width, one dot column: the all-at-once path for fixed-width columns.
-                 st.tuples(st.integers(1, 15), st.integers(0, 15)).flatmap(lambda shape: st.lists(
-                     st.integers(0, 10 ** shape[0] - 1).map(lambda v: fixed_width(v, *shape)),
-                     min_size=1, max_size=12))))
-def test_floats_equal_float_bit_for_bit(tokens):
-    tokens = [t for t in tokens if t]
-    expected = [float_or_error(t) for t in tokens]
-    if "ValueError" in expected:
-        with pytest.raises(ValueError):
-            floats(tokens)
-        return
-    got = floats(tokens)
-    assert got.dtype == np.float64
-    # Bit for bit: -0.0 differs from 0.0, and a last-digit difference fails.
-    assert got.tobytes() == np.array(expected, dtype=np.float64).tobytes()
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(token, min_size=1, max_size=12), st.sampled_from([" ", ",", "  "]))
-def test_decimal_values_equal_float_or_leave_the_token(tokens, separator):
-    from scoring.readers.text import decimal_values
-    tokens = [t for t in tokens if t]
-    if not tokens:
-        return
-    data = separator.join(tokens).encode("utf-8")
-    starts, position = [], 0
-    for t in tokens:
-        starts.append(position)
-        position += len(t.encode("utf-8")) + len(separator)
-    starts = np.array(starts, dtype=np.int64)
-    ends = starts + [len(t.encode("utf-8")) for t in tokens]
-    values, slow = decimal_values(np.frombuffer(data, dtype=np.uint8), starts, ends)
-    for i, t in enumerate(tokens):
-        if i in slow:
-            continue
-        assert np.array(float(t)).tobytes() == values[i].tobytes(), t
-    # Plain decimals of up to 15 digits are never left to float().
-    for i in slow.tolist():
-        plain = re.fullmatch(r"[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)", tokens[i])
-        assert not plain or sum(c.isdigit() for c in tokens[i]) > 15, tokens[i]
-
-
-def test_floats_hand_cases():
-    assert floats(["0.123456", "0.500000"]).tolist() == [0.123456, 0.5]  # one width
-    assert floats(["-.25", "5.", "+7", "-0"]).tolist() == [-0.25, 5.0, 7.0, -0.0]
-    assert np.signbit(floats(["-0"])[0])
-    assert floats(["123456789012345", "0.1234567890123456789"]).tolist() == [123456789012345.0,
-                                                                          0.12345678901234568]
-    for bad in (["1.2.3"], ["--1"], ["1-"], ["."], ["0x10"]):
-        with pytest.raises(ValueError):
-            floats(bad)
 
 
 def test_one_submitted_order_for_every_category(tmp_path):

@@ -300,3 +300,66 @@ def test_page_sized_arrays_are_reused_after_the_first_page():
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     assert int(done.stdout) < 100
+
+
+# ------------------------------------------------------------ ground truth as instance maps
+
+
+def touching_lines_page():
+    """20 lines of 2 rows each, grey values 1 to 20, one blank row between lines except
+    lines 5 and 6, which touch (rows 16-17 and 18-19): what an annotation tool exports."""
+    page = np.zeros((64, 40), dtype=np.uint8)
+    row = 1
+    for value in range(1, 21):
+        page[row:row + 2, 2:38] = value
+        row += 2 if value == 5 else 3
+    return Image.fromarray(page, "L")
+
+
+def instance_phase(root, config):
+    """The ground truth itself submitted as the prediction, on one page."""
+    page = {"Latin2/p1.png": touching_lines_page()}
+    return str(phases.write_phase(root, page, page, "track: lines\n" + config))
+
+
+def test_ground_truth_as_instances_keeps_touching_lines_apart(tmp_path):
+    """By the definitions (docs/participants/lines.md). ground_truth: instances: 20 lines in
+    both, each matched to itself with precision = recall = 1: line_iu = 20 / 20 = 1.
+    ground_truth: mask: lines 5 and 6 are one ground-truth line M of 144 pixels; the 18
+    others match their prediction (TP); M matches prediction 5 (IoU 72 / 144 = 0.5, tied
+    with 6, the lower label first) with recall 0.5 < 0.75: missed (FN); prediction 6 is
+    left over: extra (FP). line_iu = 18 / (18 + 1 + 1) = 0.9. fest2025 keeps the official
+    script's mask reading under ground_truth: instances: M is matched to the first label of
+    highest IoU, missed; the label left over counts nowhere: 18 / (18 + 1) = 18/19."""
+    scores, _ = scores_of(instance_phase(tmp_path / "instances", "ground_truth: instances\nprotocol: both\n"))
+    assert scores["line_iu"] == 1.0 and scores["pixel_iu"] == 1.0 and scores["fm"] == 1.0
+    assert scores["fest2025_line_iu"] == pytest.approx(18 / 19.0, abs=1e-12)
+    scores, _ = scores_of(instance_phase(tmp_path / "mask", "protocol: both\n"))
+    assert scores["line_iu"] == pytest.approx(18 / 20.0, abs=1e-12)
+    assert scores["fest2025_line_iu"] == pytest.approx(18 / 19.0, abs=1e-12)
+
+
+def test_ground_truth_option_is_checked(tmp_path):
+    run = run_scorer(instance_phase(tmp_path / "phase", "ground_truth: colours\n"), tmp_path / "out")
+    assert_clean_failure(run, 2, "ground_truth", "mask", "instances")
+
+
+def test_the_build_warns_of_a_mask_annotated_one_value_a_line(tmp_path):
+    """make_bundle asks each kind about its reference data: a mask with 20 grey values is
+    named, by the organizer's path; with ground_truth: instances, or a binary mask, nothing."""
+    import make_bundle
+
+    class Phase(object):
+        def __init__(self, ref_dir):
+            self.ref_dir = self.source_dir = ref_dir
+
+    touching = instance_phase(tmp_path / "touching", "")
+    warnings = make_bundle.reference_warnings([Phase(os.path.join(touching, "ref"))])
+    assert warnings == ["%s holds 20 different nonzero values but track.yaml reads the ground truth as a mask "
+                        "(ground_truth: mask, the default), so touching lines of different values become one line; "
+                        "if each value is a line, set ground_truth: instances."
+                        % os.path.join(touching, "ref", "Latin2", "p1.png")]
+    declared = instance_phase(tmp_path / "declared", "ground_truth: instances\n")
+    binary = write_phase(tmp_path / "binary", {})
+    assert make_bundle.reference_warnings([Phase(os.path.join(declared, "ref")),
+                                           Phase(os.path.join(binary, "ref"))]) == []

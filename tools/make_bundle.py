@@ -31,6 +31,7 @@ is read (the demo competition alone generates its final phase, in a temporary fo
 import argparse
 import copy
 import datetime
+import functools
 import io
 import json
 import os
@@ -631,6 +632,7 @@ def build(dist, competition=None, together=False):
                             "sample_submission": p.submission_zip, "sample": p.note, "starting_kit": p.kit_zip,
                             "keys": p.keys} for p in one.phases]})
             manifest["warnings"] += [w for w in warnings(one) if w not in manifest["warnings"]]
+        manifest["warnings"] += reference_warnings(phases)
         if competition is None:
             for entry in manifest["competitions"]:
                 for phase in entry["phases"]:
@@ -640,6 +642,18 @@ def build(dist, competition=None, together=False):
         return manifest
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def reference_warnings(phases):
+    """What each track's kind says of the organizer's reference data (its reference_warnings,
+    e.g. a lines mask annotated one value a line), naming files by the organizer's paths."""
+    found = []
+    for phase in phases:
+        for track, module, options, _ in phase_tracks(phase.ref_dir):
+            check = getattr(module, "reference_warnings", None)
+            if check is not None:
+                found += check(track, options, functools.partial(os.path.join, phase.source_dir))
+    return found
 
 
 def committed_path(platform, track):

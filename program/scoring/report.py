@@ -1,14 +1,19 @@
 """Writers: scores.txt, scores.json, detailed_results.html and private/.
 
-They know nothing of tracks: they render TrackResult objects. Scores are written last
-and atomically, so a failed run never leaves a partial scores file behind.
+They know nothing of tracks: they render TrackResult objects. Every file is written whole
+under a temporary name and renamed into place, the scores last, so a failed run never
+leaves a partial scores file behind. Two runs writing to one OUTPUT (a re-run on the same
+worker, scripts scoring side by side) take turns (output_lock): each run's files are
+placed together, never mixed with the other's.
 """
 
+import contextlib
 import html
 import json
 import math
 import os
 import re
+import shutil
 import tempfile
 
 import numpy as np
@@ -37,12 +42,41 @@ def format_score(value):
     return text
 
 
+@contextlib.contextmanager
+def output_lock(output):
+    """Hold OUTPUT for this run's writes: an exclusive flock on the directory itself (no
+    file of ours left in it), which a second run waits for and which the system releases
+    when a run ends, however it ends. Where the platform has no flock (Windows) or the
+    file system refuses it, the writes go ahead unserialised."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Linux
+        fcntl = None
+    descriptor = None
+    if fcntl is not None:
+        try:
+            descriptor = os.open(output, os.O_RDONLY)
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError:
+            if descriptor is not None:
+                os.close(descriptor)
+            descriptor = None
+    try:
+        yield
+    finally:
+        if descriptor is not None:
+            os.close(descriptor)
+
+
 def remove_stale_scores(output):
     """Before scoring: no scores file from an earlier run may survive a failure."""
     for name in SCORE_FILES:
         path = os.path.join(output, name)
         if os.path.isfile(path):
-            os.remove(path)
+            try:
+                os.remove(path)
+            except FileNotFoundError:  # removed by another run meanwhile
+                pass
 
 
 def _write_atomically(path, data):
@@ -90,16 +124,41 @@ def _write_temporary(directory, data):
 
 
 def write_private(output, results):
-    for result in results:
-        for rel, data in result.private:
-            path = os.path.join(output, "private", *rel.split("/"))
-            if not os.path.isdir(os.path.dirname(path)):
-                os.makedirs(os.path.dirname(path))
+    """OUTPUT/private/, this run's files and nothing else (no folder when the run has none,
+    a stand-in's): written in full into a new folder beside it, which then takes the place
+    of the old one (removed)."""
+    files = [(rel, data) for result in results for rel, data in result.private]
+    final = os.path.join(output, "private")
+    folder = tempfile.mkdtemp(prefix=".private-", dir=output) if files else None
+    try:
+        for rel, data in files:
+            path = os.path.join(folder, *rel.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as stream:
                 if callable(data):
                     data(stream)
                 else:
                     stream.write(data)
+        if folder is not None:
+            os.chmod(folder, 0o777 & ~_umask())  # mkdtemp's 0700, as a folder made by makedirs
+        old = None
+        if os.path.lexists(final):
+            old = tempfile.mkdtemp(prefix=".private-old-", dir=output)
+            os.rename(final, os.path.join(old, "private"))
+        if folder is not None:
+            os.rename(folder, final)
+            folder = None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def format_cell(value):
@@ -426,8 +485,7 @@ def render_failure(status, sentence, log_lines):
 def write_page(output, page):
     """The detailed results page where the platform's worker takes it (platform.page_path)."""
     path = platform.page_path(output)
-    if not os.path.isdir(os.path.dirname(path)):
-        os.makedirs(os.path.dirname(path))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     _write_atomically(path, page.encode("utf-8"))
 
 
@@ -435,17 +493,21 @@ def write_failure_page(output, status, sentence, log_lines):
     """detailed_results.html for a refused run, and no scores file. Best effort: the exit
     status and stderr already tell the platform; an unwritable OUTPUT changes nothing."""
     try:
-        if not os.path.isdir(output):
-            os.makedirs(output)
-        remove_stale_scores(output)
+        os.makedirs(output, exist_ok=True)
         page = render_failure(status, sentence, log_lines)
-        write_page(output, page)
+        with output_lock(output):
+            remove_stale_scores(output)
+            write_page(output, page)
     except OSError:
         pass
 
 
 def write_outputs(output, scores, results, log_lines):
-    """Everything but the scores first, then the scores, so a failure leaves none."""
-    write_private(output, results)
-    write_page(output, render_html(scores, results, log_lines))
-    write_scores(output, scores)
+    """Everything but the scores first, then the scores, so a failure leaves none; all of
+    it while this run holds OUTPUT (output_lock), so that a second run's files never mix
+    with these."""
+    page = render_html(scores, results, log_lines)
+    with output_lock(output):
+        write_private(output, results)
+        write_page(output, page)
+        write_scores(output, scores)

@@ -140,9 +140,9 @@ def add_interval(result):
 
 
 def run(input_dir, output_dir, log):
-    if not os.path.isdir(output_dir):
-        os.makedirs(output_dir)
-    report.remove_stale_scores(output_dir)
+    os.makedirs(output_dir, exist_ok=True)  # a second run may make it at the same time
+    with report.output_lock(output_dir):
+        report.remove_stale_scores(output_dir)
     _, results = score_submission(input_dir, log)
     results = [stand_in_result(r) if r.stand_in else r for r in results]
     for result in results:

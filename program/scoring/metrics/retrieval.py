@@ -41,8 +41,8 @@ def topk_hits(distances, labels, ks):
     """Hit values of every query for every k, shape (n, len(ks)), and the mask of
     queries whose class has another member (the others are 0 and must be left out).
 
-    distances: (n, n) finite floats, row i the distances from query i; the diagonal is
-    ignored. labels: (n,) integer classes. ks: increasing positive integers.
+    distances: (n, n) floats without NaN (inf and -inf order as every float does), row i
+    the distances from query i; the diagonal is ignored. labels: (n,) integer classes. ks: increasing positive integers.
 
     Only the cells at most a query's k-th distance decide its hits: the nearest
     classmate is a hit if it lies closer than the k-th distance, and the tie formula
@@ -133,9 +133,9 @@ def _hits_by_partition(rows, own, class_of, effective):
     mine = rows[everywhere, own]
     deepest = max(effective)
     smallest = np.sort(np.partition(rows, deepest, axis=1)[:, :deepest + 1], axis=1)  # the copy is freed here
-    classmates = np.where(class_of[None, :] == class_of[own][:, None], rows, np.inf)  # the others at inf
-    classmates[everywhere, own] = np.inf
-    nearest_same = classmates.min(axis=1)
+    same = class_of[None, :] == class_of[own][:, None]
+    same[everywhere, own] = False
+    nearest_same = np.where(same, rows, np.inf).min(axis=1)  # inf without a classmate (or all at inf)
     # Leave out one occurrence of the query's own distance if it is among them, else the largest.
     drop = np.argmax(smallest == mine[:, None], axis=1)
     drop[smallest[everywhere, drop] != mine] = deepest
@@ -151,7 +151,7 @@ def _hits_by_partition(rows, own, class_of, effective):
             on = at[:, None]
             closer = np.count_nonzero(nearest < on, axis=1)  # a closer cell is among the deepest nearest
             tied_count = np.count_nonzero(rows == on, axis=1) - (mine == at)
-            tied_same = np.count_nonzero(classmates == on, axis=1)
+            tied_same = np.count_nonzero(same & (rows == on), axis=1)  # a classmate at inf too
             hits[tied, column_k] = [tie_hit_probability(int(closer[i]), int(tied_count[i]), int(tied_same[i]), k)
                                     for i in tied]
     return hits

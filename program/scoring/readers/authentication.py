@@ -7,7 +7,6 @@ image order, or raises an error naming the file, the line and what was expected.
 import io
 import os
 import struct
-import warnings
 import zipfile
 
 import numpy as np
@@ -16,7 +15,7 @@ from .. import memory, names
 from ..errors import ReferenceDataError, SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
-from .text import csv_rows, decode_lines, floats, read_csv_table
+from .text import NUMBER, cell_text, csv_rows, decimal_values, decode_lines, parse_number, read_csv_table
 
 AUTHENTIC, IMITATION = 0, 1
 
@@ -295,9 +294,11 @@ def _npy_header(archive, key, shown):
     parse = np.lib.format.read_array_header_1_0 if start[6] == 1 else np.lib.format.read_array_header_2_0
     try:
         shape, fortran_order, dtype = parse(io.BytesIO(size_bytes + header))
-    except Exception as exc:  # ValueError, SyntaxError, MemoryError (3.7), RecursionError, tokenize.TokenError (3.12)
-        raise SubmissionError("%s: the header of the array %r cannot be read (%s); save it with numpy.savez."
-                              % (shown, key, str(exc)[:100] or type(exc).__name__))
+    except Exception:  # ValueError, SyntaxError, MemoryError (3.7), RecursionError, tokenize.TokenError (3.12)
+        # numpy's own words differ from version to version: the sentence is the program's.
+        raise SubmissionError("%s: the header of the array %r cannot be read (expected a dictionary like {'descr': "
+                              "'<f8', 'fortran_order': False, 'shape': (3, 3)}); save it with numpy.savez."
+                              % (shown, key))
     if dtype.hasobject:
         raise SubmissionError("%s holds object arrays; save names as strings and distances as floats "
                               "(pickled objects are refused)." % shown)
@@ -369,6 +370,9 @@ def _read_into(stream, buffer):
 
 
 def _checked_matrix(distances, names, shown, where):
+    """A square float matrix of len(names) rows, refused if it holds a NaN. Every other
+    float is a distance: floats order exactly at any magnitude, and inf is farther (-inf
+    nearer) than every number."""
     n = len(names)
     if distances.ndim != 2 or distances.shape[0] != distances.shape[1]:
         raise SubmissionError("%s: the distance matrix is %s; expected a square %d x %d matrix."
@@ -376,76 +380,72 @@ def _checked_matrix(distances, names, shown, where):
     if distances.shape[0] != n:
         raise SubmissionError("%s has %d names for a %d x %d matrix; expected one name per row."
                               % (shown, n, distances.shape[0], distances.shape[1]))
-    if _all_within(distances, LARGEST_DISTANCE):
-        return distances
-    bad = _first_not_finite(distances)
+    bad = _first_nan(distances)
     if bad is not None:
         i, j = bad
-        raise SubmissionError("%s %s (%s to %s) is %r; every distance must be a finite number."
-                              % (shown, where(i, j), names[i], names[j], float(distances[i, j])))
-    _refuse_beyond_exact(distances, names, shown, where)
+        raise SubmissionError("%s %s (%s to %s) is nan; every distance must be a number (inf for the farthest)."
+                              % (shown, where(i, j), names[i], names[j]))
     return distances
 
 
-def _all_within(distances, limit):
-    """Whether every value is finite and within +-limit: the maximum and minimum of each
-    slice of rows of about 1 MB, taken while it is in the cache (a NaN fails both tests)."""
+def _first_nan(distances):
+    """(row, column) of the first NaN, or None: the maximum of each slice of rows of about
+    1 MB, taken while it is in the cache (a NaN makes it NaN), and only a slice whose
+    maximum is NaN searched cell by cell."""
     rows = max(1, (1 << 20) // max(1, distances.shape[1] * distances.itemsize))
     for start in range(0, distances.shape[0], rows):
         block = distances[start:start + rows]
-        if not (block.max() <= limit and block.min() >= -limit):
-            return False
-    return True
-
-
-#: The largest distance accepted: up to 2^53 a float64 holds every integer exactly, beyond it
-#: neighbouring integers (9007199254740993 and ...992) would become equal, ties that were not submitted.
-LARGEST_DISTANCE = 2.0 ** 53
-
-
-def _refuse_beyond_exact(distances, names, shown, where):
-    """Integer distances are read as float64; any magnitude above 2^53 is refused."""
-    limit = int(LARGEST_DISTANCE) if distances.dtype.kind in "iu" else LARGEST_DISTANCE
-    if distances.size == 0 or (distances.max() <= limit and distances.min() >= -limit):
-        return  # two passes without a copy of the matrix
-    big = (distances > limit) | (distances < -limit)
-    if big.any():
-        i, j = (int(v) for v in np.argwhere(big)[0])
-        raise SubmissionError("%s %s (%s to %s) is %s, beyond 2^53 = 9007199254740992, where distances stop being "
-                              "exact (neighbouring integers become equal); scale the distances down."
-                              % (shown, where(i, j), names[i], names[j], distances[i, j]))
-
-
-def _first_not_finite(distances):
-    """(row, column) of the first NaN or infinity, or None.
-
-    A block whose sum is finite holds only finite numbers (a NaN or an infinity makes
-    the sum NaN or infinite); only a block whose sum is not finite (or overflows) is
-    searched cell by cell.
-    """
-    rows = max(1, (16 * 1024 * 1024) // max(1, distances.shape[1]))
-    for start in range(0, distances.shape[0], rows):
-        block = distances[start:start + rows]
-        if np.isfinite(block.sum()):
-            continue
-        finite = np.isfinite(block)
-        if not finite.all():
-            i, j = np.argwhere(~finite)[0]
+        if block.size and np.isnan(block.max()):
+            i, j = np.argwhere(np.isnan(block))[0]
             return start + int(i), int(j)
     return None
 
 
+#: The largest integer distance accepted: up to 2^53 a float64 holds every integer exactly;
+#: beyond it neighbouring integers (9007199254740993 and ...992) would become equal, ties
+#: that were not submitted. Floats need no bound: they are read as the floats they are.
+LARGEST_INTEGER = 2 ** 53
+
+
+def _refuse_beyond_exact(distances, names, shown, where):
+    """Integer distances are read as float64: any magnitude above 2^53 is refused."""
+    limit = LARGEST_INTEGER
+    if distances.size == 0 or (distances.max() <= limit and distances.min() >= -limit):
+        return  # two passes without a copy of the matrix
+    big = (distances > limit) | (distances < -limit)
+    i, j = (int(v) for v in np.argwhere(big)[0])
+    raise SubmissionError("%s %s (%s to %s) is the integer %s, beyond 2^53 = 9007199254740992, where integers stop "
+                          "being exact as float64 (neighbouring integers become equal); scale the distances down "
+                          "or save them as floats." % (shown, where(i, j), names[i], names[j], distances[i, j]))
+
+
 def _split_name(line):
-    """(name, rest) of a data line of the labeled CSV; the name may be quoted."""
-    if line.startswith('"'):
-        end = line.find('",', 1)
-        if end < 0:
+    """(name, rest) of a data line (bytes) of the labeled CSV: the name decoded and
+    stripped, the rest the bytes after the name's comma; (None, None) without a comma
+    after the name or for a name that is not UTF-8. The name may be quoted as CSV quotes
+    it ("" for a double quote inside)."""
+    if line.startswith(b'"'):
+        position = 1
+        while True:
+            end = line.find(b'"', position)
+            if end < 0:
+                return None, None
+            if line.startswith(b'"', end + 1):
+                position = end + 2
+                continue
+            if not line.startswith(b",", end + 1):
+                return None, None
+            name, rest = line[1:end].replace(b'""', b'"'), line[end + 2:]
+            break
+    else:
+        comma = line.find(b",")
+        if comma < 0:
             return None, None
-        return line[1:end].replace('""', '"'), line[end + 2:]
-    comma = line.find(",")
-    if comma < 0:
+        name, rest = line[:comma], line[comma + 1:]
+    try:
+        return name.decode("utf-8").strip(), rest
+    except UnicodeDecodeError:
         return None, None
-    return line[:comma].strip(), line[comma + 1:]
 
 
 def read_distances_csv(path, shown):
@@ -453,13 +453,16 @@ def read_distances_csv(path, shown):
 
     Rows of one layout (names of one width, cells like 0.123456 of one width, as
     programs write them) are converted from their bytes a block of rows at a time,
-    straight into the matrix; any other file is parsed by numpy's own C parser straight
-    from the file (numpy 1.23+) or by numpy.fromstring per row. A failure is re-read row
-    by row to name the first bad cell.
+    straight into the matrix; any other file is read a block of rows at a time, every
+    cell a number of text.NUMBER (quotes and spaces around it allowed), whatever numpy
+    would accept. A failure is re-read row by row to name the first bad cell.
     """
     check_regular(path, shown, SubmissionError)
     with open(path, "rb") as stream:
         head = stream.readline()
+        if b"\r" in head.rstrip(b"\r\n"):  # lines ended by CR alone (classic Mac OS)
+            stream = io.BytesIO((head + stream.read()).replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+            head = stream.readline()
         header = decode_lines(head, shown)
         if not header:
             raise SubmissionError("%s is empty; expected a header row of file names." % shown)
@@ -476,18 +479,11 @@ def read_distances_csv(path, shown):
         row_names = []
         distances = _parse_fixed_width(stream, n, row_names)
         fixed_width = distances is not None
-        if not fixed_width and _numpy_has_c_loadtxt():
-            del row_names[:]
-            distances = _parse_with_c_loadtxt(path, row_names)
-        elif not fixed_width:
+        if not fixed_width:
             del row_names[:]
             stream.seek(len(head))
-            try:
-                text = (line.decode("utf-8") for line in stream)
-                distances = _parse_rows(text, n, row_names)
-            except (ValueError, UnicodeDecodeError):
-                distances = None
-    if distances is None or len(row_names) != n or distances.shape != (n, n) or None in row_names:
+            distances = _parse_rows(stream, n, row_names)
+    if distances is None or len(row_names) != n:
         _diagnose_csv(path, shown, n)
         raise SubmissionError("%s is not a %d x %d labeled matrix; expected a header row and one row per image."
                               % (shown, n, n))
@@ -496,7 +492,7 @@ def read_distances_csv(path, shown):
             raise SubmissionError("%s line %d is named %s but column %d is %s; rows and columns must list "
                                   "the same names in the same order." % (shown, i + 2, row, i + 1, column))
     if fixed_width:
-        return names, distances  # at most 15 digits a cell: finite and below 2^53
+        return names, distances  # at most 15 digits a cell: no NaN
     where = lambda i, j: "line %d, column %d" % (i + 2, j + 2)  # noqa: E731
     return names, _checked_matrix(distances, names, shown, where)
 
@@ -626,87 +622,122 @@ def _read_available(stream, buffer):
     return filled
 
 
-def _parse_with_c_loadtxt(path, row_names):
-    """The rows after the header by numpy's C parser (numpy 1.23+), straight from the
-    file: the name column goes through a converter that collects the names (one Python
-    call per row), the distances are parsed in C. A view of the (n, n) distances, or
-    None if a row is malformed."""
-    def collect(name):
-        row_names.append(name.strip())
-        return 0.0
-
-    try:
-        with warnings.catch_warnings():  # "input contained no data": the caller says it in a sentence
-            warnings.simplefilter("ignore", UserWarning)
-            table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2, comments=None,
-                               quotechar='"', converters={0: collect}, encoding="utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return table[:, 1:]
-
-
-def _is_number(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
-
-
-def _parse_rows(lines, n, row_names):
-    def values():
-        for line in lines:
-            line = line.rstrip("\r\n")
-            if not line.strip():
+def _parse_rows(stream, n, row_names):
+    """The (n, n) distances of the rows after the header, read from `stream` a block of
+    whole lines at a time (LF or CRLF; blank lines skipped); None when a row is not a
+    name and n numbers (see _cell_values). row_names receives the rows' names."""
+    distances = memory.large_empty((n, n), np.float64)
+    values = distances.reshape(-1)
+    done = 0
+    tail = b""
+    while True:
+        chunk = stream.read(_BLOCK_BYTES)
+        block = tail + chunk
+        cut = block.rfind(b"\n") + 1 if chunk else len(block)
+        if chunk and cut == 0:
+            tail = block  # no line end in it yet
+            continue
+        block, tail = block[:cut], block[cut:]
+        rests = []
+        for line in block.replace(b"\r\n", b"\n").split(b"\n"):
+            if not line or line.isspace():
                 continue
             name, rest = _split_name(line)
+            if rest is None or rest.count(b",") != n - 1:
+                return None
             row_names.append(name)
-            if rest is None:
-                raise ValueError("no comma")
-            yield rest
-
-    distances = np.empty((n, n), dtype=np.float64)
-    count = 0
-    for rest in values():
-        if count >= n:
-            raise ValueError("too many rows")
-        row = floats(rest.split(","))  # float() per cell: '0.75abc' is an error, not 0.75
-        if row.shape[0] != n:
-            raise ValueError("bad row")
-        distances[count] = row
-        count += 1
-    if count != n:
-        raise ValueError("too few rows")
-    return distances
+            rests.append(rest)
+        if done + len(rests) > n:
+            return None
+        if rests:
+            cells = _cell_values(b",".join(rests))
+            if cells is None:
+                return None
+            values[done * n:(done + len(rests)) * n] = cells
+            done += len(rests)
+        if not chunk:
+            return distances if done == n else None
 
 
-def _numpy_has_c_loadtxt():
-    major, minor = (int(p) for p in np.__version__.split(".")[:2])
-    return (major, minor) >= (1, 23)
+_SPACES = np.zeros(256, dtype=bool)
+_SPACES[[32, 9]] = True
+
+
+def _cell_values(data):
+    """The numbers of the comma-separated cells of `data` (bytes) as a float64 array, or
+    None if a cell is not a number (text.NUMBER after text.cell_text: spaces and tabs
+    around it, then a pair of double quotes around it, removed). The cells' bounds are
+    found and trimmed as arrays, their numbers converted by text.decimal_values, and only
+    the cells it leaves (inf, nan, long or malformed numbers) one by one."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    commas = np.flatnonzero(buf == 44)
+    starts = np.concatenate(([0], commas + 1))
+    ends = np.concatenate((commas, [buf.size]))
+    padded = np.concatenate((buf, [44]))  # a comma past the end: buf[end] for the last cell
+    for quote in ((False, True) if b" " in data or b"\t" in data or b'"' in data else ()):
+        if quote:
+            quoted = (padded[starts] == 34) & (padded[np.maximum(ends - 1, 0)] == 34) & (ends - starts >= 2)
+            starts += quoted
+            ends -= quoted
+        while True:
+            leading = _SPACES[padded[starts]] & (starts < ends)
+            trailing = _SPACES[padded[np.maximum(ends - 1, 0)]] & (starts < ends)
+            if not (leading.any() or trailing.any()):
+                break
+            starts += leading
+            ends -= trailing
+    values, slow = decimal_values(buf, starts, ends)
+    if not slow.size:
+        return values
+    # float() reads a cell of digits, dots, e, E and signs alone exactly as NUMBER does.
+    convert = float if not data.translate(None, _PLAIN_BYTES) else parse_number
+    starts, ends = starts[slow].tolist(), ends[slow].tolist()
+    try:
+        values[slow] = [convert(data[start:end]) for start, end in zip(starts, ends)]
+    except ValueError:
+        return None
+    return values
+
+
+#: The bytes of a block of cells that float() reads exactly as text.NUMBER (no inf, nan,
+#: '_', spaces or quotes).
+_PLAIN_BYTES = b"0123456789.eE+-,"
+
+
+def _is_number(cell):
+    return NUMBER.match(cell_text(cell)) is not None
 
 
 def _diagnose_csv(path, shown, n):
     """Re-read row by row to name the first malformed line and cell."""
     with open(path, "rb") as stream:
         lines = decode_lines(stream.read(), shown)
-    body = lines[1:]
-    for number, line in enumerate(body, start=2):
+    rows = 0
+    for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
-            raise SubmissionError("%s line %d is blank; remove blank lines." % (shown, number))
-        name, rest = _split_name(line)
+            continue
+        rows += 1
+        name, rest = _split_name(line.encode("utf-8"))
         if rest is None:
-            raise SubmissionError("%s line %d has no comma; expected 'name,d1,...,d%d'." % (shown, number, n))
+            raise SubmissionError("%s line %d has no comma; expected 'name,d1,...,d%d'."
+                                  % (shown, number, n))
+        rest = rest.decode("utf-8")
         cells = rest.split(",")
         if len(cells) != n:
+            fields = csv_rows([rest], shown, SubmissionError)[0][1] if '"' in rest else []
+            commas = [column for column, field in enumerate(fields, start=2) if "," in field]
+            if len(fields) == n and commas:  # a quoted cell such as "0,5"
+                raise SubmissionError("%s line %d, column %d holds %r; expected a number with a dot for decimals, "
+                                      "e.g. 0.5." % (shown, number, commas[0], fields[commas[0] - 2][:30]))
             raise SubmissionError("%s line %d has %d distances; expected %d, one per column of the header."
                                   % (shown, number, len(cells), n))
         for column, cell in enumerate(cells, start=2):
             if not _is_number(cell):
                 raise SubmissionError("%s line %d, column %d holds %r; expected a number."
-                                      % (shown, number, column, cell[:30]))
-    if len(body) != n:
+                                      % (shown, number, column, cell.strip()[:30]))
+    if rows != n:
         raise SubmissionError("%s has %d rows of distances for %d columns; expected a square matrix."
-                              % (shown, len(body), n))
+                              % (shown, rows, n))
 
 
 def is_symmetric(distances, tile=512):

@@ -7,9 +7,9 @@ Submission: `<Category>.txt`, lines `<image id> <confidence>`. Whitespace-separa
 A file whose every line is '<id><space or tab><value>' in ASCII (the usual case) is
 parsed from its bytes with array operations: ids become columns of 64-bit words
 (compared as arrays, matched through a hash table and checked word for word), numbers
-are converted exactly (see text.decimal_values). Any other file goes through one
-str.split of its text, and only when something is wrong is it re-read line by line to
-name the line in the message.
+are converted exactly (see text.decimal_values; a number is text.NUMBER, the same on every
+Python and numpy). Any other file goes through one str.split of its text, and only when
+something is wrong is it re-read line by line to name the line in the message.
 """
 
 import operator
@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import hints, names
 from ..errors import ReferenceDataError, SubmissionError
-from .text import decimal_rows, decimal_values, decode_lines, floats, read_bytes
+from .text import decimal_rows, decimal_values, decode_lines, floats, parse_number, read_bytes
 
 LABELS = {"1": True, "+1": True, "0": False, "-1": False}
 #: Put in place of every newline before splitting: a token no text file holds (NUL is refused).
@@ -648,7 +648,7 @@ def _match_rows(ids, category):
 
 def _to_float(text, i, lines, shown):
     try:
-        return float(text)
+        return parse_number(text)
     except ValueError:
         raise SubmissionError("%s line %d has the confidence %r; expected a number such as 0.127031."
                               % (shown, line_number(lines, i), text[:30]))

@@ -1,9 +1,10 @@
 """Reader of the lines track (FEST): ground-truth masks and predicted instance maps.
 
 Finds the pages, validates names and sizes, and decodes images into their canonical
-form, horizontal runs (runs.Runs): of the mask for the ground truth, of the colour keys
-for a prediction (R<<16 | G<<8 | B, or the grey value of a 16-bit label image; 0 the
-background). It never scores.
+form, horizontal runs (runs.Runs): of the mask for the ground truth (or of its colour keys,
+with track.yaml's ground_truth: instances), of the colour keys for a prediction
+(R<<16 | G<<8 | B, or the grey value of a 16-bit label image; 0 the background). It
+never scores.
 """
 
 import os
@@ -295,16 +296,35 @@ def official_grey(image):
     return ((rgb[..., 0] * 4899 + rgb[..., 1] * 9617 + rgb[..., 2] * 1868 + 8192) >> 14).astype(np.uint8)
 
 
-def read_ground_truth(track, page, official=False):
-    """The ground-truth mask of a page as Runs (value 1): nonzero pixels (any channel) are
-    text-line pixels.
+def read_ground_truth(track, page, official=False, instances=False):
+    """The ground truth of a page as Runs: by default a mask (value 1), nonzero pixels
+    (any channel) being text-line pixels; with `instances` (track.yaml's ground_truth:
+    instances) an instance map read as a prediction is (read_instance_map): each colour or
+    grey value a class of lines, so that touching lines of different values stay apart.
 
     official: also the mask as the official FEST script reads it (nonzero in OpenCV's
-    8-bit grey, official_grey); the result is then (mask, official mask), the same object
-    twice where they are equal.
+    8-bit grey, official_grey); the result is then (ground truth, official mask), the
+    same object twice where they are equal.
     """
     shown = track.ref_name(page.manuscript, page.filename)
     path = os.path.join(track.path, page.manuscript, page.filename)
+    if instances:
+        lines = read_instance_map(path, shown, ReferenceDataError, scratch="ground truth").runs
+        return (lines, _read_mask(path, shown, True)[1]) if official else lines
+    return _read_mask(path, shown, official)
+
+
+def mask_values(track, page):
+    """The distinct nonzero values of a page's ground truth read as an instance map (an
+    RGB colour or a grey level each): more than one in a mask means lines annotated one
+    value each, which ground_truth: mask merges where they touch."""
+    shown = track.ref_name(page.manuscript, page.filename)
+    path = os.path.join(track.path, page.manuscript, page.filename)
+    values = read_instance_map(path, shown, ReferenceDataError, scratch="ground truth").runs.value
+    return int(np.unique(values).size)
+
+
+def _read_mask(path, shown, official):
     image = _open(path, shown, ReferenceDataError)
     if _packed_png(image):
         width = image.size[0]
@@ -360,16 +380,22 @@ def find_prediction(submission, page):
 def read_prediction(path, shown, shape):
     """Decode a page's prediction (the file at path, named shown in sentences) into colour
     keys, refusing a size other than the ground truth's."""
-    image = _open(path, shown, SubmissionError, shape)
+    return read_instance_map(path, shown, SubmissionError, shape)
+
+
+def read_instance_map(path, shown, error, shape=None, scratch="prediction"):
+    """The Prediction of an instance map file (decode_instance_map), of size `shape` if
+    given; `scratch` names the array a directly decoded image goes into (runs.scratch)."""
+    image = _open(path, shown, error, shape)
     colours = palette_size(image) if image.mode == "P" else None
     rawmode = _sixteen_bit_rawmode(image)
     if rawmode:
-        _load(image, shown, SubmissionError)
-        return decode_instance_map(image, shown, colours, _low_bytes(path, rawmode, shown, SubmissionError))
-    pixels = _load_pixels(image, shown, SubmissionError, "prediction")
+        _load(image, shown, error)
+        return decode_instance_map(image, shown, colours, _low_bytes(path, rawmode, shown, error), error)
+    pixels = _load_pixels(image, shown, error, scratch)
     if pixels is not None:
         return _decoded_instance_map(pixels, image.mode, image.info.get("transparency"))
-    return decode_instance_map(image, shown, colours)
+    return decode_instance_map(image, shown, colours, error=error)
 
 
 def _decoded_instance_map(pixels, mode, transparency):
@@ -403,7 +429,7 @@ def _decoded_instance_map(pixels, mode, transparency):
     return Prediction(page, transparent_colour=any(noted))
 
 
-def decode_instance_map(image, shown, palette_colours=None, low=None):
+def decode_instance_map(image, shown, palette_colours=None, low=None, error=SubmissionError):
     """The Prediction of an instance map: RGB/RGBA colours, grey labels or a binary mask.
 
     palette_colours: the size of a palette image's palette (from palette_size before
@@ -412,11 +438,11 @@ def decode_instance_map(image, shown, palette_colours=None, low=None):
     are then kept exact (R << 32 | G << 16 | B of the 16-bit samples).
     PNG transparency (tRNS) counts: a pixel of the transparent colour or grey is background.
     """
-    colours, transparent_colour, sixteen_bit = instance_colours(image, shown, palette_colours, low)
+    colours, transparent_colour, sixteen_bit = instance_colours(image, shown, palette_colours, low, error)
     return Prediction(runs.encode(colours), transparent_colour, sixteen_bit)
 
 
-def instance_colours(image, shown, palette_colours=None, low=None):
+def instance_colours(image, shown, palette_colours=None, low=None, error=SubmissionError):
     """(colour keys, transparent_colour, sixteen_bit) of a decoded instance map: a colour
     key per pixel, 0 the background (decode_instance_map)."""
     mode = image.mode
@@ -427,9 +453,8 @@ def instance_colours(image, shown, palette_colours=None, low=None):
             indices = np.asarray(image)
             largest = int(indices.max()) if indices.size else 0
             if largest >= palette_colours:
-                raise SubmissionError("%s uses the palette index %d but its palette has %d colours; save it with "
-                                      "every pixel's colour in the palette (or as RGB)." % (shown, largest,
-                                                                                           palette_colours))
+                raise error("%s uses the palette index %d but its palette has %d colours; save it with "
+                            "every pixel's colour in the palette (or as RGB)." % (shown, largest, palette_colours))
         image = image.convert("RGBA" if transparency is not None else "RGB")
         mode = image.mode
         transparency = None
@@ -449,8 +474,8 @@ def instance_colours(image, shown, palette_colours=None, low=None):
     if mode in ("I;16", "I;16B", "I;16L", "I"):
         array = np.asarray(image).astype(np.int64)
         if array.min() < 0:
-            raise SubmissionError("%s holds negative labels; a grey label image uses 0 for the background and "
-                                  "positive numbers for lines." % shown)
+            raise error("%s holds negative labels; a grey label image uses 0 for the background and "
+                        "positive numbers for lines." % shown)
         transparent = _transparent_value(array, transparency)
         if transparent is not None:
             transparent_colour = bool(np.any(transparent & (array != 0)))
@@ -477,8 +502,8 @@ def instance_colours(image, shown, palette_colours=None, low=None):
             transparent_colour = bool(np.any(transparent & (colours != 0)))
             colours[transparent] = 0
         return colours, transparent_colour, low is not None
-    raise SubmissionError("%s has the image mode %s; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
-                          "label image or a binary mask." % (shown, mode))
+    raise error("%s has the image mode %s; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
+                "label image or a binary mask." % (shown, mode))
 
 
 def _colour_keys(array):

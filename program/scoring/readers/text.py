@@ -3,6 +3,7 @@ LF, trailing blank lines; anything else is refused with the file and the line.
 """
 
 import csv
+import re
 
 import numpy as np
 
@@ -118,6 +119,32 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
     return index, body
 
 
+#: A number as every reader takes it, on every Python and numpy: an optional sign, digits
+#: with at most one dot (at least one digit), an optional exponent; or inf, infinity or
+#: nan in any case, with an optional sign. ASCII only: Python's float() also takes '1_0',
+#: other scripts' digits and surrounding Unicode spaces, and numpy's parsers differ from
+#: version to version; neither decides here.
+NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z",
+                    re.ASCII | re.IGNORECASE)
+
+
+def parse_number(text):
+    """The value of a number (NUMBER, a str or bytes), correctly rounded as float() rounds
+    it; ValueError for anything else."""
+    if not (NUMBER.match(text) if isinstance(text, str) else NUMBER.match(text.decode("latin-1"))):
+        raise ValueError("not a number: %r" % text[:30])
+    return float(text)
+
+
+def cell_text(cell):
+    """A CSV cell as the text of its number: spaces and tabs around it removed, then one
+    pair of double quotes around it and the spaces and tabs inside them."""
+    cell = cell.strip(" \t")
+    if len(cell) >= 2 and cell[0] == '"' and cell[-1] == '"':
+        cell = cell[1:-1].strip(" \t")
+    return cell
+
+
 #: 10**k for k <= 22: the powers of ten a double holds exactly.
 _POWERS = 10.0 ** np.arange(23)
 #: Above this (2**53) an integer of digits may not be an exact double.
@@ -125,7 +152,8 @@ _EXACT = 2 ** 53
 
 
 def floats(tokens):
-    """[float(t) for t in tokens] as a float64 array, bit for bit; ValueError as float().
+    """[parse_number(t) for t in tokens] as a float64 array, bit for bit; ValueError for a
+    token that is not a number (NUMBER).
 
     tokens: non-empty strings without whitespace (the fields of str.split).
     """
@@ -134,78 +162,178 @@ def floats(tokens):
     try:
         buf = np.frombuffer(" ".join(tokens).encode("ascii"), dtype=np.uint8)
     except UnicodeEncodeError:
-        return np.array(tokens, dtype=np.float64)
+        return np.array([parse_number(t) for t in tokens], dtype=np.float64)
     ends = np.cumsum([len(t) + 1 for t in tokens]) - 1
     values, slow = decimal_values(buf, ends - np.array([len(t) for t in tokens]), ends)
     for i in slow.tolist():
-        values[i] = float(tokens[i])
+        values[i] = parse_number(tokens[i])
     return values
 
 
 def decimal_values(buf, starts, ends):
     """The values of the tokens buf[starts[i]:ends[i]] of a uint8 buffer, and the
-    indices of the tokens left to float(): (float64 array, int array).
+    indices of the tokens left to parse_number(): (float64 array, int array).
 
-    A token of the form [sign] digits [. digits] (at least one digit, at most 18, at
-    most 22 after the dot) is converted from its bytes: its digits make an integer
-    M, and when M <= 2**53, M / 10**k is a single correctly rounded division of two
-    exact doubles (Clinger's fast path), the correctly rounded value float() returns
-    too. Every other token (exponents, 'nan', more digits, anything malformed) is left
-    at 0 in the array and listed: the caller converts it with float(), which raises
-    the ValueError a malformed token deserves.
+    A token of the form [sign] digits [. digits] [e|E [sign] digits] (NUMBER without
+    inf and nan; at most 19 digits before the e and 4 after it, counted from the first
+    nonzero one) is converted from its bytes to the correctly rounded value that
+    float() returns. Its digits make an integer M and its dot and exponent a power of
+    ten 10**p: when M <= 2**53 and |p| <= 22, M * 10**p is one correctly rounded
+    operation on two exact doubles (Clinger's fast path); else, when |p| <= 27 and long
+    double has a mantissa of 64 bits or more (x86's 80-bit format, or quad), one
+    correctly rounded operation on two exact long doubles (M < 2**64; 10**27 = 2**27 *
+    5**27, 5**27 < 2**64), then rounded to a double: the right double unless the long
+    double lies exactly halfway between two doubles (the exact value may then lie on
+    either side), a token then left to parse_number. Every other token (inf, nan, more
+    digits, anything malformed) is left at 0 in the array and listed: the caller
+    converts it with parse_number(), which raises the ValueError it deserves.
     """
     lengths = ends - starts
-    count = lengths.size
-    if count == 0:
-        return np.zeros(0), np.zeros(0, dtype=np.int64)
-    width = int(lengths.max())
-    if width > 40 or int(lengths.min()) < 1:
-        return np.zeros(count), np.arange(count)
-    if int(lengths.min()) == width:
-        return decimal_rows(strided_rows(buf, starts, width))
-    return _decimal_columns(buf.take(np.minimum(starts[:, None] + np.arange(width), buf.size - 1)), lengths)
+    if lengths.size and int(lengths.min()) == int(lengths.max()) <= _WIDEST:
+        return decimal_rows(strided_rows(buf, starts, int(lengths.max())))
+    return _in_chunks(buf, starts, ends)
 
 
 def decimal_rows(grid):
     """decimal_values of tokens of one width: the rows of a (count, width) uint8 matrix."""
     count, width = grid.shape
-    if width > 40:
-        return np.zeros(count), np.arange(count)
-    values = _one_layout(grid)
+    values = _one_layout(grid) if 0 < width <= _WIDEST else None
     if values is not None:
         return values, np.zeros(0, dtype=np.int64)
-    return _decimal_columns(grid, np.full(count, width))
+    starts = np.arange(count) * width
+    return _in_chunks(np.ascontiguousarray(grid).ravel(), starts, starts + width)
 
 
-def _decimal_columns(grid, lengths):
-    """decimal_values of the tokens grid[i, :lengths[i]], column by column."""
-    count, width = grid.shape
-    negative = grid[:, 0] == 45
-    ok = lengths >= 1
-    mantissa = np.zeros(count, dtype=np.int64)
-    digits = np.zeros(count, dtype=np.int64)
-    places = np.zeros(count, dtype=np.int64)
-    dots = np.zeros(count, dtype=np.int64)
-    for j in range(width):
-        column = grid[:, j]
-        inside = lengths > j
-        value = column - np.uint8(48)  # wraps: below 10 only for a digit
-        digit = (value < 10) & inside
-        dot = (column == 46) & inside
-        if j == 0:
-            ok &= digit | dot | negative | (column == 43)
-        else:
-            ok &= digit | dot | ~inside
-        mantissa = np.where(digit, mantissa * 10 + value, mantissa)
-        digits += digit
-        places += digit & (dots > 0)
-        dots += dot
-    ok &= (dots <= 1) & (digits >= 1) & (digits <= 18) & (places <= 22)
-    ok &= mantissa <= _EXACT
-    values = mantissa.astype(np.float64) / _POWERS[np.minimum(places, 22)]
+def _in_chunks(buf, starts, ends):
+    """decimal_values by _number_values, _CHUNK tokens at a time."""
+    count = starts.size
+    if count == 0:
+        return np.zeros(0), np.zeros(0, dtype=np.int64)
+    padded = np.concatenate((np.zeros(_WIDEST, dtype=np.uint8), buf))  # room left of the first token
+    starts, ends = starts + _WIDEST, ends + _WIDEST
+    parts = [_number_values(padded, starts[i:i + _CHUNK], ends[i:i + _CHUNK]) for i in range(0, count, _CHUNK)]
+    return (np.concatenate([values for values, _ in parts]),
+            np.concatenate([slow + i * _CHUNK for i, (_, slow) in enumerate(parts)]))
+
+
+#: Whether long double has a mantissa of 64 bits or more (x86's 80-bit format, or quad;
+#: not on Windows nor on macOS arm64, where the long double path is left out).
+_LONG = np.finfo(np.longdouble).nmant >= 63
+
+
+def _long_powers():
+    powers = [np.longdouble(1)]
+    for _ in range(27):
+        powers.append(powers[-1] * np.longdouble(10))  # exact: 10**k = 2**k * 5**k, 5**27 < 2**64
+    return np.array(powers, dtype=np.longdouble)
+
+
+_LONG_POWERS = _long_powers() if _LONG else None
+#: Tokens converted at a time: their arrays stay in the cache from one column to the next.
+_CHUNK = 1 << 14
+#: The longest token converted from its bytes.
+_WIDEST = 40
+
+
+def _number_values(buf, starts, ends):
+    """decimal_values of a chunk of tokens of buf (which starts with _WIDEST zero bytes).
+
+    The tokens are laid out right-aligned in a matrix of bytes, one row per position
+    (row j: every token's byte j places left of its end), so that every test is an
+    operation on whole rows of bytes: a token is a number when it holds only digits,
+    dots, e/E and signs, a sign only first or right after the e, at most one e, one to
+    19 digits before it from the first nonzero one on (its mantissa M < 10**19 < 2**64),
+    at most one dot and before the e, one to 4 digits after the e (from the first
+    nonzero one on). M is read by Horner's rule over all the rows, x 10 + digit, where
+    a byte left of the token or its sign counts as the digit 0, and x 1 + 0 at the dot
+    and from the e on; the exponent likewise, x 10 + digit at its digits only."""
+    count = starts.size
+    lengths = ends - starts
+    width = max(1, min(int(lengths.max()), _WIDEST))
+    columns = np.array(strided_rows(buf, ends - width, width).T, order="C")
+    position = np.arange(width, dtype=np.uint8)[:, None]
+    inside = position >= (width - np.clip(lengths, 0, width)).astype(np.uint8)
+    value = columns - np.uint8(48)  # a digit's value; any other byte wraps above 9
+    digit = (value < 10) & inside
+    dot = (columns == 46) & inside
+    e = ((columns | np.uint8(32)) == 101) & inside
+    first = buf[ends - np.maximum(lengths, 1)]
+    negative = first == 45
+    others = _count(inside & ~(digit | dot | e)) - ((first == 43) | negative)  # a sign is allowed first
+    es = _count(e)
+    ok = (lengths >= 1) & (lengths <= width) & (es <= 1)
+    end = np.full(count, width, dtype=np.uint8)  # the row where the mantissa ends: the e's, or past the token
+    stop = dot
+    power = np.zeros(count, dtype=np.int64)
+    if es.any():
+        end = np.where(es > 0, (e * position).max(axis=0), end)
+        tail = position > end  # the exponent's rows
+        after_e = np.zeros_like(e)
+        after_e[1:] = e[:-1]
+        minus = columns == 45
+        others -= _count(after_e & (minus | (columns == 43)))  # a sign right after the e: allowed
+        exponent_digit = digit & tail
+        digit &= ~tail
+        ok &= (es == 0) | ((_count(exponent_digit) >= 1) & (_leading(exponent_digit, value, width) <= 4))
+        ok &= _count(dot & tail) == 0
+        rows = slice(int(end.min()) + 1, width)  # the exponents' rows: Horner over them alone
+        exponent = _horner(np.uint8(10) - np.uint8(9) * ~exponent_digit[rows],
+                           value[rows] * exponent_digit[rows]).astype(np.int64)
+        power = np.where((after_e & minus).any(axis=0), -exponent, exponent)
+        stop = dot | tail | e
+    dots = _count(dot)
+    dotted = dots > 0
+    dot_row = (dot * position).max(axis=0)
+    significant = _leading(digit, value, end)
+    significant -= dotted & (end - dot_row < significant)  # the dot among them
+    ok &= (others == 0) & (_count(digit) >= 1) & (dots <= 1) & (significant <= 19)
+    rows = slice(0, int(end.max()))  # from the e on, x 1 + 0: Horner stops before the last e
+    mantissa = _horner(np.uint8(10) - np.uint8(9) * stop[rows], value[rows] * digit[rows])
+    power -= np.where(dotted, end.astype(np.int64) - 1 - dot_row, 0)  # the digits after the dot
+    values = np.zeros(count)
+    fast = ok & (mantissa <= np.uint64(_EXACT)) & (np.abs(power) <= 22)
+    _scale(values, mantissa.astype(np.float64), power, fast, _POWERS)
+    rest = ok & ~fast
+    if _LONG and rest.any():
+        near = np.flatnonzero(rest & (np.abs(power) <= 27))
+        exact = np.zeros(near.size, dtype=np.longdouble)
+        _scale(exact, mantissa[near].astype(np.longdouble), power[near], np.ones(near.size, dtype=bool),
+               _LONG_POWERS)
+        rounded = exact.astype(np.float64)
+        above = (np.nextafter(rounded, np.inf).astype(np.longdouble) + rounded) / 2  # exact halfway points
+        below = (np.nextafter(rounded, -np.inf).astype(np.longdouble) + rounded) / 2
+        values[near] = rounded
+        rest[near] = (exact == above) | (exact == below)
     np.negative(values, out=values, where=negative)
-    values[~ok] = 0.0
-    return values, np.flatnonzero(~ok)
+    return values, np.flatnonzero(~ok | rest)
+
+
+def _leading(digit, value, end):
+    """Per token, the number of rows from its first nonzero digit (a row of `digit`) up
+    to the row `end` (excluded), or 0 without one."""
+    return ((digit & (value != 0)) * (end - np.arange(digit.shape[0], dtype=np.uint8)[:, None])).max(axis=0)
+
+
+def _horner(multiplier, addend):
+    """Per token (column), total = total * multiplier[j] + addend[j] over the rows j."""
+    total = np.zeros(multiplier.shape[1], dtype=np.uint64)
+    for j in range(multiplier.shape[0]):
+        total *= multiplier[j]
+        total += addend[j]
+    return total
+
+
+def _count(flags):
+    """The number of True in each column of a (rows, tokens) bool matrix of at most 255 rows."""
+    return flags.view(np.uint8).sum(axis=0, dtype=np.uint8)
+
+
+def _scale(out, mantissa, power, chosen, powers):
+    """out[chosen] = mantissa * 10**power: one correctly rounded operation on exact values."""
+    below = chosen & (power < 0)
+    above = chosen & (power >= 0)
+    out[below] = mantissa[below] / powers[-power[below]]
+    out[above] = mantissa[above] * powers[power[above]]
 
 
 def strided_rows(buf, starts, width):

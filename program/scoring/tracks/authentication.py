@@ -499,13 +499,12 @@ ERRORS = [
                                 "of the header.", None),
     ("a cell that is no number", "{distances} line {line}, column {column} holds '{value}'; expected a number.",
      None),
+    ("a decimal comma", "{distances} line {line}, column {column} holds '0,5'; expected a number with a dot for "
+                        "decimals, e.g. 0.5.", None),
     ("rows missing", "{distances} has {rows} rows of distances for {count} columns; expected a square matrix.",
      None),
-    ("NaN or infinity", "{distances} line {line}, column {column} ({image} to {image2}) is {not_finite}; every "
-                        "distance must be a finite number.", None),
-    ("a distance beyond 2^53", "{distances} line {line}, column {column} ({image} to {image2}) is {huge}, beyond "
-                               "2^53 = 9007199254740992, where distances stop being exact (neighbouring integers "
-                               "become equal); scale the distances down.", None),
+    ("NaN", "{distances} line {line}, column {column} ({image} to {image2}) is nan; every distance must be a "
+            "number (inf for the farthest).", None),
     ("an image twice in a matrix", "{distances} names {image} twice (rows {first} and {line}); each image once.",
      None),
     ("not square", "{distances}: the distance matrix is {count} x {fields}; expected a square {count} x {count} "
@@ -534,12 +533,17 @@ ERRORS = [
                                "numpy.savez.", None),
     (".npz: a header too long", "{npz}: the array 'distances' declares a header of 65535 bytes; a .npy header is "
                                 "at most 10000.", None),
-    (".npz: an unreadable header", "{npz}: the header of the array 'distances' cannot be read ({reason}); save it "
-                                   "with numpy.savez.", None),
+    (".npz: an unreadable header", "{npz}: the header of the array 'distances' cannot be read (expected a "
+                                   "dictionary like {{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3)}}); "
+                                   "save it with numpy.savez.", None),
     (".npz: data missing", "{npz}: the array 'distances' declares {count} x {count} values ({bytes} bytes) but the "
                            "archive holds 128 bytes (100 compressed) for it; save it again with numpy.savez.", None),
-    (".npz: NaN or infinity", "{npz} distances[{row}, {column}] ({image} to {image2}) is {not_finite}; every "
-                              "distance must be a finite number.", None),
+    (".npz: NaN", "{npz} distances[{row}, {column}] ({image} to {image2}) is nan; every distance must be a number "
+                  "(inf for the farthest).", None),
+    (".npz: an integer beyond 2^53", "{npz} distances[{row}, {column}] ({image} to {image2}) is the integer {huge}, "
+                                     "beyond 2^53 = 9007199254740992, where integers stop being exact as float64 "
+                                     "(neighbouring integers become equal); scale the distances down or save them as "
+                                     "floats.", None),
     ("no documentation", "The submission has no documentation; add a README.md, .txt or .pdf that describes which "
                          "script features drive the distances and the classification.",
      lambda options: options["documentation"] == "required"),
@@ -563,8 +567,8 @@ def error_values(items):
         "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
         "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2, "value": "maybe",
         "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0", "separator": "semicolons",
-        "not_finite": "nan", "columns": "filename,label", "all_columns": "filename,label,subset",
+        "columns": "filename,label", "all_columns": "filename,label,subset",
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
-        "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "1e+300",
+        "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "9007199254740993",
         "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
         "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}

@@ -44,6 +44,9 @@ OPTIONS = {
     "match_threshold": (0.75, _above_half()),
     "connectivity": (8, opt.integer_in(4, 8)),
     "public_details": (False, opt.boolean()),
+    # mask: nonzero pixels are line pixels; instances: each colour or grey value a class of
+    # lines, as a prediction is read (touching lines of different values stay apart)
+    "ground_truth": ("mask", opt.choice("mask", "instances")),
 }
 
 #: The metrics of a page (seg.METRICS), in that order.
@@ -125,6 +128,25 @@ def score(track, submission, options, log):
         result.set_score(key, value)
     describe(result, chosen, per_page, summaries, manuscripts, maps, options)
     return result
+
+
+def reference_warnings(track, options, shown=None):
+    """What the build (tools/make_bundle.py) tells the organizer of this track's reference
+    data: with ground_truth: mask, the first ground-truth page holding more than one nonzero
+    value, lines annotated one value each (as annotation tools export them), which a mask
+    merges where they touch. shown(manuscript, file) names a page as the organizer knows it."""
+    if options["ground_truth"] != "mask":
+        return []
+    shown = shown or track.ref_name
+    for _, pages in reader.ground_truth_pages(track):
+        for page in pages:
+            values = reader.mask_values(track, page)
+            if values > 1:
+                return ["%s holds %d different nonzero values but track.yaml reads the ground truth as a mask "
+                        "(ground_truth: mask, the default), so touching lines of different values become one line; "
+                        "if each value is a line, set ground_truth: instances."
+                        % (shown(page.manuscript, page.filename), values)]
+    return []
 
 
 def fest2025_option_notes(options):
@@ -237,7 +259,8 @@ def score_page(track, page, predicted_file, options, wanted):
     """The metrics of one page under each wanted protocol, its error-map classes, notes and
     packed predicted foreground. predicted_file: (path, name shown in sentences)."""
     official = "fest2025" in wanted
-    gt_mask = reader.read_ground_truth(track, page, official)
+    instances = options["ground_truth"] == "instances"
+    gt_mask = reader.read_ground_truth(track, page, official, instances)
     if official:
         gt_mask, official_mask = gt_mask
     path, shown = predicted_file
@@ -253,8 +276,8 @@ def score_page(track, page, predicted_file, options, wanted):
     if official:
         counted["fest2025"] = counted["standard"]
         dropped = 0 if official_mask is gt_mask else runs.area(gt_mask) - runs.shared_area(gt_mask, official_mask)
-        if dropped:
-            # The official script sees only pixels whose luminance survives OpenCV's 8-bit grey.
+        if dropped or instances:
+            # The official script reads a mask, and sees only pixels whose luminance survives OpenCV's 8-bit grey.
             official_gt = seg.lines_of(official_mask, connectivity)
             counted["fest2025"] = (official_gt, seg.overlap(official_gt, predicted))
             notes.append("%s has %d line pixels that OpenCV's 8-bit grey conversion, which the official script "
@@ -515,8 +538,12 @@ def metrics_text(options):
         "`line_iu` (the ranking score) = correct / (correct + extra + missed); `pixel_iu` the IoU of the matched "
         "pixels; `dr`, `ra`, `fm` the detection rate, recognition accuracy and F-measure of the pairs with IoU at "
         "least %g. A page with no line in the ground truth and none predicted scores 1. Means over the pages of "
-        "each manuscript, then over manuscripts. Every score: higher is better, from 0 to 1.%s\n"
-        % (options["threshold"], options["match_threshold"], official))
+        "each manuscript, then over manuscripts. Every score: higher is better, from 0 to 1. Ground-truth lines "
+        "are %s.%s\n"
+        % (options["threshold"], options["match_threshold"],
+           "the connected components of each grey value or colour of the ground truth, as for predictions "
+           "(touching lines of different values stay apart)" if options["ground_truth"] == "instances" else
+           "the connected components of the ground-truth mask", official))
 
 
 def privacy(options):
