@@ -3,8 +3,11 @@ own, names with accents and spaces, builds; every page, heading and manual carri
 organizer's titles and the phase's own names, and nothing of the demo's competitions.
 
 The folder: a "Détection des faux" authentication track whose subsets are "Victor Hugo"
-and "Sévigné", a lines track of manuscripts "CSG 863" and "Cod. Sang. 562", an events
-track with categories "Carnaval_de_Río" and "Fête des Lumières". What is checked:
+and "Sévigné", a lines track of manuscripts "CSG 863" and "Cod. Sang. 562" whose ground
+truth is saved as instance maps (one grey value per line, two of them touching:
+`ground_truth: instances`), an events track with categories "Carnaval_de_Río", "Fête des
+Lumières" and "祇園祭"; the Finder's litter (`._` AppleDouble files, `.DS_Store`) beside
+the reference files. What is checked:
 
 - no file of the competitions and kits (yaml, pages, manuals, item lists, samples,
   reference data) nor any scored page mentions the demo (its competitions and names); the
@@ -37,7 +40,7 @@ DEMO = ("FalsID", "FEST", "ChaLearn", "ICDAR", "Pizan", "Tasso", "Yaqut", "Latin
         "La_Tomatina", "Ati_Atihan", "Carnival_Rio", "Holi_Festival", "Oktoberfest")
 TRACKS = {"forgery": ("authentication", "Détection des faux", ["Victor Hugo", "Sévigné"]),
           "scribes": ("lines", "Lignes de Saint-Gall", ["CSG 863", "Cod. Sang. 562"]),
-          "fetes": ("events", "Fêtes du monde", ["Carnaval_de_Río", "Fête des Lumières"])}
+          "fetes": ("events", "Fêtes du monde", ["Carnaval_de_Río", "Fête des Lumières", "祇園祭"])}
 COMPETITION = "Écritures d'Europe 2031"
 SOURCE = """title: "Écritures d'Europe 2031"
 dates:
@@ -60,23 +63,33 @@ def png(mask):
     return buffer.getvalue()
 
 
+def litter(path):
+    """What the Finder leaves beside a file it zipped: its AppleDouble twin, and .DS_Store."""
+    folder, name = os.path.split(path)
+    write(os.path.join(folder, "._" + name), b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    write(os.path.join(folder, ".DS_Store"), b"\x00\x00\x00\x01Bud1\x00\x00\x10\x00")
+
+
 def make_track(folder, kind, names, prefix):
     if kind == "authentication":
         write(os.path.join(folder, "track.yaml"), "track: authentication\nk: [1, 2]\n")
         for s, subset in enumerate(names):
             rows = "".join("%s%d_%02d.png,%d\n" % (prefix, s, i, i % 2) for i in range(6))
             write(os.path.join(folder, subset + ".csv"), "filename,label\n" + rows)
+            litter(os.path.join(folder, subset + ".csv"))
     elif kind == "lines":
-        write(os.path.join(folder, "track.yaml"), "track: lines\nprotocol: standard\n")
-        mask = np.zeros((40, 60), dtype=np.uint8)
-        mask[5:9, 3:57] = mask[20:24, 3:57] = 255
+        write(os.path.join(folder, "track.yaml"), "track: lines\nprotocol: standard\nground_truth: instances\n")
+        lines = np.zeros((40, 60), dtype=np.uint8)  # three lines, the first two touching
+        lines[5:9, 3:57], lines[9:13, 3:57], lines[20:24, 3:57] = 1, 2, 3
         for manuscript in names:
-            write(os.path.join(folder, manuscript, "%s_folio_1r.png" % prefix), png(mask))
+            write(os.path.join(folder, manuscript, "%s_folio_1r.png" % prefix), png(lines))
+            litter(os.path.join(folder, manuscript, "%s_folio_1r.png" % prefix))
     else:
         write(os.path.join(folder, "track.yaml"), "track: events\n")
         for c, category in enumerate(names):
             write(os.path.join(folder, category + ".txt"),
                   "".join("%simg%02d.jpg %d\n" % (prefix, i, 1 if (i + c) % 3 == 0 else 0) for i in range(9)))
+            litter(os.path.join(folder, category + ".txt"))
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +208,22 @@ def test_keys_readable_from_accented_and_non_latin_names(tmp_path):
     files, competition = platform.codalab_zip(str(tmp_path / "dist"), "forgery")
     labels = [column["label"] for column in competition["leaderboard"]["columns"].values()]
     assert "Sévigné accuracy" in labels and any("東京" in label for label in labels)
+
+
+def test_instance_ground_truth_keeps_touching_lines_apart(built, tmp_path):
+    """The organizer's instance maps, submitted as predictions (the same files where the
+    kit's sample puts its pages), score Line IU 1 on every manuscript: the two touching
+    lines stay two lines. Read as a mask (fest2025's reading, or without
+    ground_truth: instances) the three lines are two, and Line IU falls to 1/3."""
+    _, dist = built
+    files, competition = platform.codalab_zip(dist, "scribes")
+    reference = read_zip(files[competition["phases"][1]["reference_data"]])
+    pages = [content for name, content in reference.items()
+             if name.endswith(".png") and not os.path.basename(name).startswith("._")]
+    assert pages
+    sample = read_zip(platform.kit_sample(files[competition["phases"][1]["starting_kit"]]))
+    submission = platform.model.zip_entries(sorted(
+        (name, pages[0] if name.endswith(".png") else content) for name, content in sample.items()))
+    scores, _ = platform.play_v15(files, competition["phases"][1], str(tmp_path), submission=submission)
+    line_iu = [value for key, value in scores if key.endswith("line_iu")]
+    assert len(line_iu) == 3 and all(value == 1.0 for value in line_iu), scores

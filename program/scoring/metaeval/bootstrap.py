@@ -19,7 +19,7 @@ import json
 from collections import OrderedDict
 
 import numpy as np
-from scipy.special import ndtri, stdtrit  # norm.ppf and t.ppf without importing scipy.stats (1 s)
+from ..metrics.quantiles import normal_quantile, t_quantile
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20260
@@ -120,7 +120,7 @@ def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_S
         strata = list(strata_of(key))
         if score.statistic.kind == "average_precision":
             variance = sum(variances[name, h] for h in strata) / float(max(len(strata), 1)) ** 2
-            half = widening(df, level) * ndtri(1 - (1 - level) / 2) * np.sqrt(variance)
+            half = widening(df, level) * normal_quantile(1 - (1 - level) / 2) * np.sqrt(variance)
             out[key] = _clipped(estimates[key] - half, estimates[key] + half, score.bounds)
             continue
         values = tables[name]
@@ -243,7 +243,7 @@ def widening(df, level=LEVEL):
     if df < 1:
         return 1.0
     q = 1 - (1 - level) / 2
-    return float(stdtrit(df, q) / ndtri(q))
+    return float(t_quantile(q, df) / normal_quantile(q))
 
 
 def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
