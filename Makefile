@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: score test lint sample bench clean
-.PHONY: bundle test-floor test-suite
+.PHONY: bundle test-floor test-suite test-differential
 
 $(BIN)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,15 +23,20 @@ score: $(BIN)/.runtime
 	$(BIN)/python program/evaluate.py input output
 
 ## test: install the test tools, lint, and run the whole suite in .venv and, side by side,
-## under the floors (test-floor)
+## the differential test (test-differential) and the suite under the floors (test-floor)
 test: $(BIN)/.dev
 	$(BIN)/ruff check program tests tools bench
 	$(BIN)/vermin --no-tips --violations -t=3.7- program
-	@$(MAKE) --no-print-directory -j3 test-suite test-floor
+	@$(MAKE) --no-print-directory -j3 test-suite test-differential test-floor
 
-## test-suite: the whole suite in .venv (the current stack)
+## test-suite: the whole suite in .venv (the current stack) but the differential test
 test-suite: $(BIN)/.dev
-	$(BIN)/python -m pytest -q --timeout=600 tests
+	$(BIN)/python -m pytest -q --timeout=600 --deselect tests/test_differential.py tests
+
+## test-differential: every case of the malformed corpus, the hostile tests and the fuzzers
+## replayed on every stack (tests/test_differential.py), beside the suite
+test-differential: $(BIN)/.dev
+	$(BIN)/python -m pytest -q --timeout=1800 tests/test_differential.py
 
 ## sample: regenerate the sample phase in input/ from its generators
 sample: $(BIN)/.runtime
