@@ -63,9 +63,9 @@ bundle: $(BIN)/.runtime
 	.venv-py$*/bin/python -m pip install --quiet -r requirements-py$*.txt
 	touch $@
 
-## test-floor: the whole suite under Python 3.7 with the py37 image's pins, under Python 3.9
-## with EvalAI's worker pins and under Python 3.12 with the py312 image's pins
-## (tests/floor/run; CI=true requires 3.7)
+## test-floor: the suite under Python 3.7 with the py37 image's pins (but what the differential
+## test replays there), EvalAI's tests under Python 3.9 with its worker's pins; py312 is in the
+## differential test (tests/floor/run; CI=true requires 3.7)
 test-floor:
 	@tests/floor/run
 
