@@ -448,13 +448,12 @@ def significance_groups(better, order):
     columns = [(1 << count) - 1]
     for i, j in np.argwhere(np.triu(better | better.T, 1)).tolist():
         both = (1 << i) | (1 << j)
-        split = []
-        for c in columns:
-            split += [c & ~(1 << i), c & ~(1 << j)] if c & both == both else [c]
-        columns = _absorbed(split)
+        untouched = [c for c in columns if c & both != both]
+        parts = [part for c in columns if c & both == both for part in (c & ~(1 << i), c & ~(1 << j))]
+        columns = untouched + _absorbed(parts, untouched)
     position = dict((s, p) for p, s in enumerate(order.tolist()))
-    members = [[s for s in range(count) if c >> s & 1] for c in columns]
-    members.sort(key=lambda m: min(position[s] for s in m) if m else count)
+    members = [sorted(position[s] for s in range(count) if c >> s & 1) for c in columns]
+    members = [[order[p] for p in column] for column in sorted(members)]
     letters = [""] * count
     for index, column in enumerate(members):
         letter = _letter(index)
@@ -463,11 +462,14 @@ def significance_groups(better, order):
     return letters
 
 
-def _absorbed(columns):
-    """The columns that are no subset of another (one of equal columns kept)."""
+def _absorbed(parts, untouched):
+    """The parts of split columns that are no subset of another part nor of an untouched
+    column (one of equal parts kept). No untouched column is a subset of a part: the
+    columns before the split were no subsets of one another, and a part is a subset of
+    the column it came from."""
     kept = []
-    for c in sorted(set(columns), key=lambda c: -bin(c).count("1")):
-        if not any(c & other == c for other in kept):
+    for c in sorted(set(parts), key=lambda c: -bin(c).count("1")):
+        if not any(c & other == c for other in kept) and not any(c & other == c for other in untouched):
             kept.append(c)
     return kept
 

@@ -365,12 +365,14 @@ def _kemeny_local(against, preference):
     Moving x from place i to place p changes the cost by the pairs x passes over."""
     order = list(preference)
     count = len(order)
+    against = np.asarray(against, dtype=np.int64)
+    net = against - against.T  # net[x, y]: the cost of x before y less that of y before x
     improved = True
     while improved:
         improved = False
         for i in range(count):
             x = order[i]
-            gain = np.array([against[x][y] - against[y][x] for y in order], dtype=np.int64)  # x before y instead
+            gain = net[x, order]  # x before y instead
             # moving left to p < i: x passes order[p:i]; right to p > i: order[i+1:p+1] pass x
             left = np.concatenate((np.cumsum(gain[:i][::-1])[::-1], [0]))  # left[p] for p = 0..i
             right = np.concatenate(([0], np.cumsum(-gain[i + 1:])))  # right[q] for p = i + q
@@ -381,5 +383,6 @@ def _kemeny_local(against, preference):
                 order.insert(p, x)
                 improved = True
                 break
-    cost = int(sum(against[order[a]][order[b]] for a in range(count) for b in range(a + 1, count)))
+    placed = np.asarray(order, dtype=np.int64)
+    cost = int(np.triu(against[np.ix_(placed, placed)], 1).sum())
     return order, cost
