@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: score test lint sample bench clean
-.PHONY: bundle test-floor test-suite test-differential
+.PHONY: bundle test-floor test-suite test-suite-plays test-suite-rest test-differential
 
 $(BIN)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +27,22 @@ score: $(BIN)/.runtime
 test: $(BIN)/.dev
 	$(BIN)/ruff check program tests tools bench
 	$(BIN)/vermin --no-tips --violations -t=3.7- program
-	@$(MAKE) --no-print-directory -j3 test-suite test-differential test-floor
+	@$(MAKE) --no-print-directory -j4 test-suite-plays test-suite-rest test-differential test-floor
 
 ## test-suite: the whole suite in .venv (the current stack) but the differential test
 test-suite: $(BIN)/.dev
 	$(BIN)/python -m pytest -q --timeout=600 --deselect tests/test_differential.py tests
+
+# make test runs test-suite in two halves side by side: the tests that play whole
+# competitions and pages in child processes, and the rest
+PLAYS := tests/test_bundle.py tests/test_evalai.py tests/test_organizer_bundle.py \
+	tests/test_pages_browser.py tests/test_fourth_kind.py tests/test_organizer_identity.py \
+	tests/test_contract.py tests/test_concurrent_runs.py
+test-suite-plays: $(BIN)/.dev
+	$(BIN)/python -m pytest -q --timeout=600 $(PLAYS)
+test-suite-rest: $(BIN)/.dev
+	$(BIN)/python -m pytest -q --timeout=600 --deselect tests/test_differential.py \
+		$(addprefix --ignore=,$(PLAYS)) tests
 
 ## test-differential: every case of the malformed corpus, the hostile tests and the fuzzers
 ## replayed on every stack (tests/test_differential.py), beside the suite
