@@ -120,7 +120,7 @@ def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_S
         strata = list(strata_of(key))
         if score.statistic.kind == "average_precision":
             variance = sum(variances[name, h] for h in strata) / float(max(len(strata), 1)) ** 2
-            half = widening(df, level) * normal_quantile(1 - (1 - level) / 2) * np.sqrt(variance)
+            half = critical_value(df, level) * np.sqrt(variance)
             out[key] = _clipped(estimates[key] - half, estimates[key] + half, score.bounds)
             continue
         values = tables[name]
@@ -238,12 +238,17 @@ def degrees_of_freedom(view, key=None):
     return int(view.block.shape[0] - np.unique(view.block).shape[0])
 
 
+def critical_value(df, level=LEVEL):
+    """t(level, df), the two-sided critical value; z(level) without degrees of freedom."""
+    q = 1 - (1 - level) / 2
+    return t_quantile(q, df) if df >= 1 else normal_quantile(q)
+
+
 def widening(df, level=LEVEL):
     """t(level, df) / z(level): how much wider the interval is made for few items."""
     if df < 1:
         return 1.0
-    q = 1 - (1 - level) / 2
-    return float(t_quantile(q, df) / normal_quantile(q))
+    return critical_value(df, level) / normal_quantile(1 - (1 - level) / 2)
 
 
 def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
