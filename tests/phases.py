@@ -77,6 +77,12 @@ def build_bundle(folder, dist):
                           universal_newlines=True, timeout=600)
 
 
+def read_zip(data):
+    """A zip's bytes as name -> content of its files (folder entries left out)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return dict((name, archive.read(name)) for name in archive.namelist() if not name.endswith("/"))
+
+
 def unzipped(data, folder):
     """A zip's bytes unpacked into folder (made) as the platforms' workers do: Python's
     zipfile, extractall. Returns folder."""

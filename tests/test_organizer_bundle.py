@@ -14,14 +14,13 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 
 import numpy as np
 import pytest
 import test_bundle as platform
 import yaml
 from conftest import ROOT, run_scorer
-from phases import build_bundle
+from phases import build_bundle, read_zip
 from PIL import Image
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -102,11 +101,6 @@ def competition(tmp_path_factory):
     completed = build_bundle(folder, dist)
     assert completed.returncode == 0, completed.stderr
     return folder, dist
-
-
-def read_zip(data):
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return dict((name, archive.read(name)) for name in archive.namelist() if not name.endswith("/"))
 
 
 def files_of(folder):

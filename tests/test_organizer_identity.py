@@ -24,13 +24,12 @@ the reference files. What is checked:
 import io
 import os
 import re
-import zipfile
 
 import numpy as np
 import pytest
 import test_bundle as platform
 from conftest import ROOT
-from phases import build_bundle
+from phases import build_bundle, read_zip
 from PIL import Image
 
 from scoring import __version__
@@ -104,11 +103,6 @@ def built(tmp_path_factory):
     completed = build_bundle(folder, dist)
     assert completed.returncode == 0, completed.stderr
     return folder, dist
-
-
-def read_zip(data):
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        return dict((name, archive.read(name)) for name in archive.namelist() if not name.endswith("/"))
 
 
 def texts(files, where):
