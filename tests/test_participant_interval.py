@@ -119,3 +119,50 @@ def test_the_map_interval_is_close_to_compare_pys():
         width = a.intervals["map"][1][k] - a.intervals["map"][0][k]
         assert abs(low - a.intervals["map"][0][k]) < 0.15 * width
         assert abs(high - a.intervals["map"][1][k]) < 0.15 * width
+
+
+def _precision_ties(view):
+    """Whether two operating points of the view's one stratum have the same precision (where
+    AP has no derivative: the envelope's arg-max changes with the direction of a change)."""
+    from fractions import Fraction
+    from scoring.metrics.ranking import ranked_counts
+    tp, n = ranked_counts(view.columns["label"] > 0, view.columns["confidence"])
+    precisions = [Fraction(int(a), int(b)) for a, b in zip(tp, n)]
+    return len(set(precisions)) < len(precisions)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_linearised_variance_is_its_definition(seed):
+    """ap_variance against its definition computed without it: D_i, the derivative of the
+    weighted AP (itemview.aggregate with one item's draw count moved by +/- 1e-6, central
+    differences) at the weights of the test set, and the variance of the draws' linear
+    term, the sum over blocks of (m / b) sum (D_i - mean D)^2 (m = b - 1 draws of b items),
+    for blocks by class (the events track's), one block per stratum, and blocks that
+    mix the classes (the item-by-item path). Confidences with 1 decimal, so that points
+    hold several items; cases where two points share a precision (AP has no derivative
+    there) are skipped by the seed's search."""
+    rng = np.random.RandomState(100 + seed)
+    while True:
+        n = 60
+        labels = (rng.rand(n) < 0.3).astype(float)
+        confidence = np.round(rng.rand(n) + 0.4 * labels, 1)
+        view = ItemView(["c"], [n], [str(i) for i in range(n)], {"label": labels, "confidence": confidence},
+                        [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map", ["label"],
+                        block=labels.astype(int), unit="image")
+        if labels.sum() and not _precision_ties(view):
+            break
+    eps = 1e-6
+    moved = np.ones((2 * n, n))
+    moved[np.arange(n), np.arange(n)] += eps
+    moved[n + np.arange(n), np.arange(n)] -= eps
+    ap = aggregate(view, [moved])["map"]
+    derivative = (ap[:n] - ap[n:]) / (2 * eps)
+    statistic = view.scores["map"].statistic
+    for blocks in (labels.astype(int), np.zeros(n, dtype=int), np.arange(n) % 3):
+        expected = 0.0
+        for block in np.unique(blocks):
+            d = derivative[blocks == block]
+            expected += (d.size - 1.0) / d.size * np.sum((d - d.mean()) ** 2)
+        blocked = ItemView(view.strata, view.sizes, view.items, view.columns, view.scores, "map", ["label"],
+                           block=blocks, unit="image")
+        assert bootstrap.ap_variance(blocked, statistic, 0) == pytest.approx(expected, rel=1e-6)

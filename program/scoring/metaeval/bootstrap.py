@@ -159,12 +159,21 @@ def ap_variance(view, statistic, h):
     labels = view.columns[statistic.label][start:end] > 0
     blocks = view.block[start:end]
     true_positives, counts = itemview.ranking_counts(view, statistic, h)
-    tp = true_positives.astype(np.float64)
-    n = counts.astype(np.float64)
-    points = tp.shape[0]
-    positives = tp[-1] if points else 0.0
-    if positives == 0:
+    if not true_positives.shape[0] or true_positives[-1] == 0:
         return 0.0
+    # Only the points holding a positive, the point before each and the last point are
+    # kept, each with the items of the dropped points just above it: a dropped point holds
+    # negatives only, whose precision is below the point before it, so it is never a(k)
+    # of a kept point, and its items' derivative is that of the next kept point (the
+    # sums c and d below change only at kept points). At 30,000 images with 300 positives
+    # that is some 600 points instead of 26,000, every sum the same.
+    holding = np.flatnonzero(np.diff(np.concatenate(([0], true_positives))) > 0)
+    kept = np.unique(np.concatenate((holding - 1, holding, [true_positives.shape[0] - 1])))
+    kept = kept[kept >= 0]
+    tp = true_positives[kept].astype(np.float64)
+    n = counts[kept].astype(np.float64)
+    points = tp.shape[0]
+    positives = tp[-1]
     precision = tp / n
     # a(k): the first point at or after k of the highest precision (a running arg-max from the end)
     reversed_precision = precision[::-1]
@@ -202,7 +211,7 @@ def ap_variance(view, statistic, h):
     ranked = confidence[order]
     ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
     group = np.empty(order.shape[0], dtype=np.int64)
-    group[order] = np.searchsorted(ends, np.arange(order.shape[0]))
+    group[order] = np.searchsorted(kept, np.searchsorted(ends, np.arange(order.shape[0])))
     derivative = np.where(labels, positive_d[group], negative_d[group])
     variance = 0.0
     for block in np.unique(blocks):
