@@ -166,3 +166,20 @@ def test_the_linearised_variance_is_its_definition(seed):
         blocked = ItemView(view.strata, view.sizes, view.items, view.columns, view.scores, "map", ["label"],
                            block=blocks, unit="image")
         assert bootstrap.ap_variance(blocked, statistic, 0) == pytest.approx(expected, rel=1e-6)
+
+
+def test_blas_runs_one_thread_set_before_numpy_is_imported():
+    """The scoring package (imported first by evaluate.py and compare.py) asks for one BLAS
+    thread before anything imports numpy: products split across threads are rounded as the
+    thread count says, and spinning threads slow the interval down on a busy worker."""
+    import subprocess
+    import sys
+    code = ("import os, sys\n"
+            "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):\n"
+            "    os.environ.pop(name, None)\n"
+            "sys.path.insert(0, %r)\n"
+            "import scoring\n"
+            "print('numpy' in sys.modules, os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])\n"
+            % os.path.join(ROOT, "program"))
+    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, universal_newlines=True, check=True)
+    assert out.stdout.split() == ["False", "1", "1"]
