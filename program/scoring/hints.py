@@ -18,17 +18,6 @@ import os
 from . import names
 
 
-def _files(root):
-    """Paths relative to root ('/'-separated) of every visible file, sorted."""
-    found = []
-    for directory, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not names.is_litter(d))
-        for name in sorted(filenames):
-            if not names.is_litter(name):
-                found.append(os.path.relpath(os.path.join(directory, name), root).replace(os.sep, "/"))
-    return found
-
-
 def _same_file(found, expected):
     """Whether a file name is the expected one but for case, separators or extension."""
     return (names.loose(found) == names.loose(expected)
@@ -94,17 +83,17 @@ def inner_zip(submission):
             "result files themselves)" % zips[0])
 
 
-def kinds_of_files(root):
-    """{track kind: an example file} for the files of the submission that look like one
-    (each kind's looks_like)."""
+def kinds_of_files(submission):
+    """{track kind: an example file} for the files of the submission's index that look like
+    one (each kind's looks_like)."""
     from .tracks import TRACKS
 
     kinds = [(name, getattr(TRACKS[name], "looks_like", None)) for name in TRACKS]
     found = {}
-    for path in _files(root):
+    for entry in submission.index.entries:
         for name, looks_like in kinds:
-            if looks_like is not None and looks_like(path, os.path.join(root, path)):
-                found.setdefault(name, path)
+            if looks_like is not None and looks_like(entry.path, os.path.join(submission.index.res_root, entry.disk)):
+                found.setdefault(name, entry.path)
                 break
     return found
 
@@ -113,7 +102,7 @@ def other_track(submission, kind):
     """Files that belong to another kind of track than `kind`, and none of this one."""
     from .tracks import TRACKS
 
-    found = kinds_of_files(submission.res_root)
+    found = kinds_of_files(submission)
     if not found or kind in found:
         return ""
     other = sorted(found)[0]
