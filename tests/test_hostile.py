@@ -26,6 +26,7 @@ from phases import sample_phase, write_phase
 from PIL import Image
 
 from scoring import memory, report
+from scoring.readers import authentication as reader
 from scoring.errors import ReferenceDataError, SubmissionError, printable
 from scoring.log import Log
 from scoring.runner import score_submission
@@ -588,6 +589,20 @@ def test_cgroup_v1_limit_is_read_also_from_the_mount_root(tmp_path):
     assert memory.cgroup_available(str(tmp_path / "proc"), str(tmp_path / "cg")) == 3 * 1024 ** 3
     (root / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # no limit
     assert memory.cgroup_available(str(tmp_path / "proc"), str(tmp_path / "cg")) is None
+
+
+def test_small_needs_do_not_read_the_machine(monkeypatch):
+    """Below memory.ALWAYS_FITS nothing reads /proc or the cgroup (3,000 small subsets read
+    them 3,000 times); from it on the machine decides."""
+    def unavailable():
+        raise AssertionError("read")
+    monkeypatch.setattr(memory, "available_memory", unavailable)
+    assert memory.fits(memory.ALWAYS_FITS - 1)
+    reader.check_memory(2000, 8, "Pizan_distances.csv")  # 32 MB
+    with pytest.raises(AssertionError):
+        memory.fits(memory.ALWAYS_FITS)
+    monkeypatch.setattr(memory, "available_memory", lambda: 10 ** 8)
+    assert not memory.fits(memory.ALWAYS_FITS * 2)
 
 
 def test_available_memory_takes_the_smallest(monkeypatch):
