@@ -135,6 +135,26 @@ def test_nothing_of_the_demo_in_the_competitions_and_kits(built):
     assert checked > 50
 
 
+def test_the_finders_litter_stays_out_of_the_bundle(built):
+    """Every reference file of the organizer's folders has its ._ twin and a .DS_Store beside
+    it; no zip of the bundle (competitions, reference data, kits) holds one."""
+    _, dist = built
+
+    def names(files, where):
+        for name, data in files.items():
+            yield where + "/" + name
+            if name.endswith(".zip"):
+                for inner in names(read_zip(data), where + "/" + name):
+                    yield inner
+    found = []
+    for track in TRACKS:
+        for name in ("competition.zip", "codabench_competition.zip"):
+            with open(os.path.join(dist, track, name), "rb") as stream:
+                found.extend(names(read_zip(stream.read()), track + "/" + name))
+    assert any(path.endswith("_folio_1r.png") for path in found)
+    assert [path for path in found if "/._" in path or path.endswith(".DS_Store")] == []
+
+
 @pytest.mark.parametrize("track", sorted(TRACKS))
 def test_each_kit_manual_names_its_own_items_and_links_inside_the_kit(built, track):
     _, dist = built
@@ -212,8 +232,7 @@ def test_instance_ground_truth_keeps_touching_lines_apart(built, tmp_path):
     _, dist = built
     files, competition = platform.codalab_zip(dist, "scribes")
     reference = read_zip(files[competition["phases"][1]["reference_data"]])
-    pages = [content for name, content in reference.items()
-             if name.endswith(".png") and not os.path.basename(name).startswith("._")]
+    pages = [content for name, content in reference.items() if name.endswith(".png")]
     assert pages
     sample = read_zip(platform.kit_sample(files[competition["phases"][1]["starting_kit"]]))
     submission = platform.model.zip_entries(sorted(

@@ -358,12 +358,15 @@ def escape(text):
 
 
 def tree_entries(directory, prefix=""):
-    """(name in zip, bytes) of every file under directory, sorted, caches left out."""
+    """(name in zip, bytes) of every file under directory, sorted, caches and archive litter
+    (.DS_Store, __MACOSX/, ._ files: the program ignores them in ref/) left out."""
+    from scoring.names import is_litter
+
     entries = []
     for folder, dirnames, filenames in os.walk(directory):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not is_litter(d))
         for filename in sorted(filenames):
-            if filename.endswith(".pyc"):
+            if filename.endswith(".pyc") or is_litter(filename):
                 continue
             path = os.path.join(folder, filename)
             rel = os.path.relpath(path, directory).replace(os.sep, "/")
