@@ -320,6 +320,27 @@ def test_extension_less_fallback(tmp_path):
     assert "Tasso_labels.csv: 4 names matched without their extension" in run.stderr
 
 
+def test_names_typed_decomposed_match_the_composed_ground_truth(tmp_path):
+    """The ground truth names its images with accents, composed (NFC); a submission written
+    on macOS spells them decomposed (NFD) in both files: the same names, the same scores,
+    and one log line says how they were matched."""
+    import unicodedata
+    accented = ["Sévigné_%d.jpg" % i for i in range(1, 5)]
+    decomposed = [unicodedata.normalize("NFD", name) for name in accented]
+    assert decomposed != accented
+    phase = make_phase(tmp_path, subsets=("Pizan",))
+    write_file(phase / "ref" / "Pizan.csv", labels_csv(accented, PIZAN_TRUTH))
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(accented, PIZAN_PRED))
+    write_file(phase / "res" / "Pizan_distances.csv", distances_csv(accented, PIZAN_DISTANCES))
+    expected = score(tmp_path, phase).scores()
+    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(decomposed, PIZAN_PRED))
+    write_file(phase / "res" / "Pizan_distances.csv", distances_csv(decomposed, PIZAN_DISTANCES))
+    run = run_scorer(phase, tmp_path / "out2")
+    assert run.status == 0, run.stderr
+    assert run.scores() == expected
+    assert "Pizan_labels.csv: 4 names matched in their composed Unicode form" in run.stderr
+
+
 def test_extension_less_fallback_refused_when_ambiguous(tmp_path):
     phase = make_phase(tmp_path)
     # Two submitted names share the stem of one ground-truth name.

@@ -85,32 +85,36 @@ def read_ground_truth(track):
 def match_names(submitted, truth, shown, log):
     """For each ground-truth name, the index of its entry in `submitted`.
 
-    Exact names first; a name still unmatched is matched on its name without the
-    extension when that is unambiguous on both sides. Missing names are an error;
-    extra names are ignored with a warning.
+    Exact names first; a name still unmatched is matched on its composed form
+    (names.canonical: a name typed decomposed, as macOS writes it, is the same name),
+    then on that form without the extension, each when unambiguous on both sides.
+    Missing names are an error; extra names are ignored with a warning.
     """
     position = dict((name, i) for i, name in enumerate(submitted))
     order = [position.get(name) for name in truth]
-    unmatched_truth = [j for j, i in enumerate(order) if i is None]
-    if unmatched_truth:
+    for key, how in ((names.canonical, "in their composed Unicode form"),
+                     (lambda name: os.path.splitext(names.canonical(name))[0], "without their extension")):
+        unmatched_truth = [j for j, i in enumerate(order) if i is None]
+        if not unmatched_truth:
+            break
         used = set(i for i in order if i is not None)
-        by_stem_submitted = {}
+        by_key_submitted = {}
         for i, name in enumerate(submitted):
             if i not in used:
-                by_stem_submitted.setdefault(os.path.splitext(name)[0], []).append(i)
-        by_stem_truth = {}
+                by_key_submitted.setdefault(key(name), []).append(i)
+        by_key_truth = {}
         for j in unmatched_truth:
-            by_stem_truth.setdefault(os.path.splitext(truth[j])[0], []).append(j)
-        matched_by_stem = 0
-        for stem, truth_indices in by_stem_truth.items():
-            candidates = by_stem_submitted.get(stem, [])
+            by_key_truth.setdefault(key(truth[j]), []).append(j)
+        matched = 0
+        for value, truth_indices in by_key_truth.items():
+            candidates = by_key_submitted.get(value, [])
             if len(truth_indices) == 1 and len(candidates) == 1:
                 order[truth_indices[0]] = candidates[0]
-                matched_by_stem += 1
-        if matched_by_stem:
+                matched += 1
+        if matched:
             example = next(j for j in unmatched_truth if order[j] is not None)
-            log.info("%s: %d names matched without their extension (e.g. %s as %s)."
-                     % (shown, matched_by_stem, submitted[order[example]], truth[example]))
+            log.info("%s: %d names matched %s (e.g. %s as %s)."
+                     % (shown, matched, how, submitted[order[example]], truth[example]))
     missing = [truth[j] for j, i in enumerate(order) if i is None]
     if missing:
         raise SubmissionError(
