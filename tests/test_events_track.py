@@ -47,6 +47,20 @@ def test_hand_worked_map(tmp_path):
     assert "c.jpg" not in page  # per-image results stay private by default
 
 
+def test_ids_typed_decomposed_match_the_composed_reference(tmp_path):
+    """Image ids with accents, composed (NFC) in the reference and decomposed (NFD, as
+    macOS writes them) in the submission: the same ids, the same mAP."""
+    import unicodedata
+    accented = dict((name, text.replace(".jpg", "_été.jpg")) for name, text in REF.items())
+    composed = dict((name, text.replace(".jpg", "_été.jpg")) for name, text in RES.items())
+    decomposed = dict((name, unicodedata.normalize("NFD", text)) for name, text in composed.items())
+    assert decomposed != composed
+    for res in (composed, decomposed):
+        run = run_scorer(write_phase(tmp_path / "input", accented, res, "track: events\n"), tmp_path / "out")
+        assert run.status == 0, run.stderr
+        assert run.scores() == {"map": pytest.approx((5 / 6 + 1.0) / 2, abs=1e-10)}
+
+
 def test_formats_tolerated(tmp_path):
     res = {
         "La_Tomatina.txt": b"\xef\xbb\xbfa.jpg\t0.9\r\nb.jpg  0.8\r\n\r\nc.jpg 0.7 \r\nd.jpg\t1e-1\r\n\r\n\r\n",

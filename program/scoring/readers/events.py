@@ -557,6 +557,9 @@ def _match_by_dictionary(ids, lines, shown, category):
         return np.array(operator.itemgetter(*ids)(position) if len(ids) > 1 else [position[ids[0]]],
                         dtype=np.int64)
     except KeyError:
+        composed = _match_composed(ids, category)
+        if composed is not None:
+            return composed
         i = next(i for i, image in enumerate(ids) if image not in position)
         fix = "list only the images of the test set."
         near = hints.near_image(ids[i], category.ids)
@@ -564,6 +567,20 @@ def _match_by_dictionary(ids, lines, shown, category):
             fix = "did you mean %s? Write each image id as the test set does, with its extension." % near
         raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; %s"
                               % (shown, line_number(lines, i), ids[i], len(category.ids), category.name, fix))
+
+
+def _match_composed(ids, category):
+    """The reference index of every submitted id compared in their composed Unicode form
+    (names.canonical: an id typed decomposed on macOS is the same id), or None when an id
+    is still unknown or two reference ids share a form. Only on the error path."""
+    position = {}
+    for j, image in enumerate(category.ids):
+        if position.setdefault(names.canonical(image), j) != j:
+            return None
+    try:
+        return np.array([position[names.canonical(image)] for image in ids], dtype=np.int64)
+    except KeyError:
+        return None
 
 
 _PRIME = np.uint64(1099511628211)
