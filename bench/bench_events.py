@@ -9,8 +9,9 @@ Prints ratios against baselines timed in the same run:
   same files in-process;
 - where the end-to-end time goes, each part against the same in-process numpy.loadtxt:
   start-up (a fresh process that imports what evaluate.py imports for this phase, then
-  exits), the track in-process, and writing the outputs in-process (page, private/,
-  scores); their sum is about the end-to-end ratio;
+  exits), the track in-process, the participant's 95% interval of the mAP in-process, and
+  writing the outputs in-process (page, private/, scores); their sum is about the
+  end-to-end ratio;
 - the AP kernel alone against a plain numpy.argsort of the same confidences.
 """
 
@@ -120,7 +121,8 @@ def measure(outdir, shuffle_each):
     options = parse_options(track.config, events.OPTIONS, "track.yaml")
     submission = Submission(index_submission(os.path.join(root, "res"), os.path.join(root, "ref")))
     quiet = Log(io.StringIO())
-    track_cpu = load_cpu = startup = in_write = float("inf")
+    from scoring.metaeval.bootstrap import score_interval
+    track_cpu = load_cpu = startup = in_write = in_interval = float("inf")
     scored, results = score_submission(root, quiet)
     written = os.path.join(outdir, "output_in_process")
     os.makedirs(written, exist_ok=True)
@@ -135,6 +137,7 @@ def measure(outdir, shuffle_each):
         in_track = min(in_track, best_time(lambda: events.score(track, submission, options, quiet), repeat=1))
         startup = min(startup, run_once(["-c", STARTUP, os.path.join(ROOT, "program")])[0])
         in_write = min(in_write, best_time(lambda: write_outputs(written, OrderedDict(scored), results, []), 1))
+        in_interval = min(in_interval, best_time(lambda: score_interval(results[0].view), 1))
     print("end to end: evaluate.py %.2f s (peak %.0f MB), loadtxt of the same files %.2f s (peak %.0f MB): "
           "ratio %.2f" % (track_time, track_peak / 1e6, base_time, base_peak / 1e6, track_time / base_time))
     print("end to end against loadtxt in-process (issue 15's goal: at most 1.3 on numpy 2, 0.25 on the py37 "
@@ -145,9 +148,10 @@ def measure(outdir, shuffle_each):
     print("in-process: events.score %.2f s, numpy.loadtxt of the same files %.2f s: ratio %.2f"
           % (in_track, in_load, in_track / in_load))
     print("where end to end goes, each against loadtxt in-process: start-up (interpreter, numpy, the scoring "
-          "modules) %.2f s: %.2f; events.score %.2f; writing the outputs %.2f s: %.2f; sum %.2f (end to end %.2f)"
-          % (startup, startup / in_load, in_track / in_load, in_write, in_write / in_load,
-             (startup + in_track + in_write) / in_load, track_time / in_load))
+          "modules) %.2f s: %.2f; events.score %.2f; the participant's interval %.2f s: %.2f; writing the outputs "
+          "%.2f s: %.2f; sum %.2f (end to end %.2f)"
+          % (startup, startup / in_load, in_track / in_load, in_interval, in_interval / in_load, in_write,
+             in_write / in_load, (startup + in_track + in_interval + in_write) / in_load, track_time / in_load))
 
     view = results[0].view
     y_true = [view.columns["label"][a:b] > 0 for a, b in view.bounds]
