@@ -439,18 +439,19 @@ METHODS = OrderedDict([
 
 
 def significance_groups(better, order):
-    """Compact letter display (Piepho 2004, insert-absorb): letters such that two
-    submissions share a letter unless one is significantly better than the other; letters
-    named in leaderboard order. Returns a list of strings, one per submission. Columns are
-    sets as bit masks; a split column's two parts are kept unless another column holds
-    them (absorb)."""
+    """Compact letter display (Piepho 2004): letters such that two submissions share a
+    letter unless one is significantly better than the other; letters named in leaderboard
+    order. Returns a list of strings, one per submission.
+
+    Piepho's insert-absorb splits, for each significant pair, every column holding both
+    and drops the columns held by another; what it ends with is every maximal set of
+    submissions no two of which differ significantly, the maximal cliques of the graph
+    of undecided pairs, whatever the order of the pairs. Those are listed here directly
+    (Bron-Kerbosch with a pivot, Tomita et al. 2006), as bit masks."""
     count = better.shape[0]
-    columns = [(1 << count) - 1]
-    for i, j in np.argwhere(np.triu(better | better.T, 1)).tolist():
-        both = (1 << i) | (1 << j)
-        untouched = [c for c in columns if c & both != both]
-        parts = [part for c in columns if c & both == both for part in (c & ~(1 << i), c & ~(1 << j))]
-        columns = untouched + _absorbed(parts, untouched)
+    differ = better | better.T
+    undecided = [sum(1 << j for j in np.flatnonzero(~differ[i]).tolist() if j != i) for i in range(count)]
+    columns = maximal_cliques(undecided)
     position = dict((s, p) for p, s in enumerate(order.tolist()))
     members = [sorted(position[s] for s in range(count) if c >> s & 1) for c in columns]
     members = [[order[p] for p in column] for column in sorted(members)]
@@ -462,16 +463,36 @@ def significance_groups(better, order):
     return letters
 
 
-def _absorbed(parts, untouched):
-    """The parts of split columns that are no subset of another part nor of an untouched
-    column (one of equal parts kept). No untouched column is a subset of a part: the
-    columns before the split were no subsets of one another, and a part is a subset of
-    the column it came from."""
-    kept = []
-    for c in sorted(set(parts), key=lambda c: -bin(c).count("1")):
-        if not any(c & other == c for other in kept) and not any(c & other == c for other in untouched):
-            kept.append(c)
-    return kept
+def maximal_cliques(neighbours):
+    """The maximal cliques (bit masks) of the graph whose vertex i has the neighbours
+    neighbours[i] (a bit mask): Bron-Kerbosch with Tomita's pivot (the vertex of the
+    candidates and the excluded with the most candidates among its neighbours), a stack
+    in place of recursion. A graph without vertices has one clique, the empty one."""
+    out = []
+    stack = [(0, (1 << len(neighbours)) - 1, 0)]  # (clique, candidates, excluded)
+    while stack:
+        clique, candidates, excluded = stack.pop()
+        if not candidates:
+            if not excluded:
+                out.append(clique)
+            continue
+        pivot = max(_bits(candidates | excluded), key=lambda u: bin(candidates & neighbours[u]).count("1"))
+        for v in _bits(candidates & ~neighbours[pivot]):
+            bit = 1 << v
+            stack.append((clique | bit, candidates & neighbours[v], excluded & neighbours[v]))
+            candidates &= ~bit
+            excluded |= bit
+    return out
+
+
+def _bits(mask):
+    """The positions of the set bits of `mask`, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _letter(index):
