@@ -194,21 +194,24 @@ def test_then_rank(task, alpha=ALPHA):
     return min_ranks(wins.tolist()), share
 
 
-def wilcoxon_matrix(task):
+def wilcoxon_matrix(task, cells=1000000):
     """p[i, j]: wilcoxon_greater(task, i, j) for every ordered pair (1 on the diagonal).
-    Both directions of a pair share their ranks (V_ji = n (n + 1) / 2 - V_ij); integral
-    case values are ranked for all pairs of a row at once."""
-    count = task.values.shape[0]
+    Both directions of a pair share their ranks (V_ji = n (n + 1) / 2 - V_ij); the pairs
+    of a row are ranked at once (integral case values; for other values, the pairs whose
+    differences are all certainly nonzero and certainly distinct), `cells` differences at
+    a time; the others pair by pair, exactly."""
+    count, cases = task.values.shape
     p = np.ones((count, count))
+    step = max(1, cells // max(cases, 1))
     for i in range(count):
-        others = np.arange(i + 1, count)
-        if not others.size:
-            continue
-        if task.integral:
-            statistics = _signed_ranks_integral(task, i, others)
-        else:
-            statistics = [_signed_ranks(task, i, j) for j in others.tolist()]
-        for j, (n, statistic, ties) in zip(others.tolist(), statistics):
+        statistics = []
+        for first in range(i + 1, count, step):
+            others = np.arange(first, min(first + step, count))
+            if task.integral:
+                statistics += _signed_ranks_integral(task, i, others)
+            else:
+                statistics += _signed_ranks_distinct(task, i, others)
+        for j, (n, statistic, ties) in zip(range(i + 1, count), statistics):
             p[i, j] = _greater(n, statistic, ties)
             p[j, i] = _greater(n, n * (n + 1) / 2.0 - statistic if n else 0.0, ties)
     return p
@@ -263,6 +266,27 @@ def _signed_ranks(task, i, j):
     first = np.concatenate(([0], np.cumsum(ties)[:-1]))
     ranks = (first + (ties + 1) / 2.0)[inverse.reshape(-1)]  # average ranks, 1-based
     return n, float(ranks[signs[nonzero] > 0].sum()), float(np.sum(ties.astype(float) ** 3 - ties))
+
+
+def _signed_ranks_distinct(task, i, others):
+    """_signed_ranks of i against each of `others`, for any case values: where both have
+    every case and the floats of the differences decide that none is zero and that no two
+    of their sizes are equal (the margins of _signed_ranks), each size's rank is its place
+    in one sort of the row, ties none; the other pairs go to _signed_ranks."""
+    values = task.values[i][None, :] - task.values[others]
+    size = np.abs(values)
+    width = 2 * task.cases.tolerance + exact_margin(2)
+    scale = np.maximum(1.0, np.maximum(np.abs(task.values[i])[None, :], np.abs(task.values[others])))
+    ordered = np.sort(size, axis=1)
+    gaps = ordered[:, 1:] - ordered[:, :-1]
+    with np.errstate(invalid="ignore"):  # NaN (a case left out) decides nothing: that pair goes the exact way
+        certain = (task.present[i][None, :] & task.present[others] & (size > width * scale)).all(axis=1) \
+            & (gaps > width * np.maximum(1.0, ordered[:, 1:])).all(axis=1)
+    ranks = np.argsort(np.argsort(size, axis=1), axis=1) + 1.0
+    positive = np.where(values > 0, ranks, 0.0).sum(axis=1)  # sums of integers: exact in any order
+    n = values.shape[1]
+    return [(n, float(positive[r]), 0.0) if certain[r] else _signed_ranks(task, i, int(others[r]))
+            for r in range(others.shape[0])]
 
 
 def _signed_ranks_integral(task, i, others):
