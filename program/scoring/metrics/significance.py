@@ -307,17 +307,8 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     # (each float share within 2**-53 of its exact value, each d, sum and square adding at
     # most 2**-53 of its magnitude; nothing where the shares are exact integers), and
     # dq_h, the same for Q_h.
-    d = xk[:, upper[0]] - xk[:, upper[1]] if m else np.zeros((kept.size, 0))
     unit = 2.0 ** -53
-    represented = 0.0 if scaled else 2 * unit
-    s_obs, q, abs_d, eps, dq = (np.zeros((strata_count, m)) for _ in range(5))
-    for h in range(strata_count):
-        rows = d[hk == h]
-        e_u = represented * (np.abs(xk[hk == h][:, upper[0]]) + np.abs(xk[hk == h][:, upper[1]]))
-        s_obs[h], q[h], abs_d[h] = rows.sum(axis=0), (rows * rows).sum(axis=0), np.abs(rows).sum(axis=0)
-        count = rows.shape[0]
-        eps[h] = e_u.sum(axis=0) + (0.0 if scaled else count * unit * abs_d[h])
-        dq[h] = (2 * np.abs(rows) * e_u + e_u * e_u).sum(axis=0) + count * unit * q[h]
+    s_obs, q, abs_d, eps, dq = _observed(xk, hk, strata_count, upper, scaled, unit)
     t_obs = s_obs.sum(axis=0)
     eps_t = eps.sum(axis=0)
     centred = (n_h > 1)[:, None] & (not pooled)
@@ -390,6 +381,40 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     p_max[order] = np.minimum(1.0, np.maximum.accumulate(p_max[order]))
     difference = np.array([_difference(exact_pairs, exact_units, j, t_obs[j], bound_t[j]) for j in range(m)])
     return pairs, difference, np.minimum(1.0, p), p_max, total, exhaustive
+
+
+def _observed(xk, hk, strata_count, upper, scaled, unit, cells=2000000):
+    """(S, Q, sum |d|, eps, dq) of paired_randomisation, each (strata, pairs): per stratum
+    and pair the observed sum of the differences d, their squares' sum, the sum of their
+    sizes, and the bounds of the rounding of S and Q; `cells` differences at a time.
+
+    The floats are those of one array of every pair's differences: numpy sums the columns
+    of a C-ordered array over the units in order, and a column alone (contiguous)
+    pairwise, so the chunks hold two pairs or more (unless there is one pair), in C order.
+    Shares that are exact integers (scaled) carry no error of their own."""
+    m = upper[0].shape[0]
+    represented = 0.0 if scaled else 2 * unit
+    s_obs, q, abs_d, eps, dq = (np.zeros((strata_count, m)) for _ in range(5))
+    members = [xk[hk == h] for h in range(strata_count)]
+    step = max(2, cells // max(1, xk.shape[0]))
+    starts = list(range(0, m, step))
+    if len(starts) > 1 and m - starts[-1] == 1:  # the last pair joins the chunk before it
+        starts.pop()
+    for start, end in zip(starts, starts[1:] + [m]):
+        a, b = upper[0][start:end], upper[1][start:end]
+        for h, x in enumerate(members):
+            rows = np.ascontiguousarray(x[:, a] - x[:, b])
+            sizes = np.abs(rows)
+            s_obs[h, start:end], q[h, start:end] = rows.sum(axis=0), (rows * rows).sum(axis=0)
+            abs_d[h, start:end] = sizes.sum(axis=0)
+            count = rows.shape[0]
+            if scaled:
+                dq[h, start:end] = count * unit * q[h, start:end]
+                continue
+            e_u = represented * (np.abs(x[:, a]) + np.abs(x[:, b]))
+            eps[h, start:end] = e_u.sum(axis=0) + count * unit * abs_d[h, start:end]
+            dq[h, start:end] = (2 * sizes * e_u + e_u * e_u).sum(axis=0) + count * unit * q[h, start:end]
+    return s_obs, q, abs_d, eps, dq
 
 
 def _difference(exact_pairs, exact_units, j, t, bound):
