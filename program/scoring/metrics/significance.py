@@ -325,24 +325,27 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     v_abs = np.where(centred, (n_h[:, None] * q + abs_d * abs_d) / divisor, q).sum(axis=0)
     e_v = dq_v + np.where(centred, (2 * abs_d * eps + eps * eps) / divisor, 0.0).sum(axis=0) + 8 * unit * v_abs
 
-    def z2_with_error(s):
-        """Z^2 of per-stratum sums s (..., strata, m), a bound on its rounding error ((error
-        of T^2 + Z^2 x error of V) / V, times the safety factor), and T."""
-        t = s.sum(axis=-2)
-        if pooled or not inverse.any():
-            v = np.broadcast_to(constant, t.shape)
+    def z2_with_error(t, squares, pairs=slice(None)):
+        """Z^2 of sums t (..., m) of the pairs `pairs` whose per-stratum sums have the
+        weighted squares `squares` (sum_h S_h^2 / (n_h - 1) over the centred strata, or
+        None), a bound on its rounding error ((error of T^2 + Z^2 x error of V) / V, times
+        the safety factor)."""
+        if squares is None:
+            v = np.broadcast_to(constant[pairs], t.shape)
         else:
-            v = constant - np.einsum("...hm,h->...m", s * s, inverse)
+            v = constant[pairs] - squares
             np.maximum(v, 0.0, out=v)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t2 = t * t
             z2 = t2 / v
             z2[t == 0] = 0.0
-            error = safety * (2 * np.abs(t) * e_t + e_t * e_t + 2 * unit * t2 + z2 * e_v) / v
+            error = safety * (2 * np.abs(t) * e_t[pairs] + e_t[pairs] * e_t[pairs] + 2 * unit * t2
+                              + z2 * e_v[pairs]) / v
         error[v <= 0] = np.inf
-        error[..., null] = 0.0
-        return z2, error, t
+        error[..., null[pairs]] = 0.0
+        return z2, error
 
+    weighted = not pooled and inverse.any()
     exact_pairs = _Pairs(x, exact_units, unit_strata, sizes, pairs, scaled)
     # Pairs whose shares are exactly equal everywhere: Z = Z* = 0 exactly, no rounding.
     null = np.zeros(m, dtype=bool)
@@ -350,7 +353,7 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
         null[j] = scaled or exact_pairs.null(j)
     bound_t = safety * (eps_t + unit * strata_count * np.abs(s_obs).sum(axis=0))  # the rounding of T
 
-    z2_obs, e_obs, _ = z2_with_error(s_obs)
+    z2_obs, e_obs = z2_with_error(t_obs, np.einsum("hm,h->m", s_obs * s_obs, inverse) if weighted else None)
     # The observed statistic exactly where its float could be far off (V about 0).
     for j in np.flatnonzero(~np.isfinite(e_obs) | (e_obs >= np.maximum(z2_obs, 1e-300))).tolist():
         value = exact_pairs.z2(j)
@@ -358,22 +361,41 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
         z2_obs[j] = np.inf if infinite else float(value)
         e_obs[j] = 0.0 if infinite else 2.0 ** -50 * z2_obs[j]
     order = _exact_order(z2_obs, e_obs, exact_pairs)
-    sorted_z2, sorted_e = z2_obs[order], e_obs[order]
+    # The patterns' statistics are computed with the pairs in increasing order of the
+    # observed Z^2 (`rising`): the maximum over the pairs from one onwards in `order`, the
+    # max-T step's, is then a running maximum; a pair's own threshold is where it stands.
+    rising = order[::-1].copy()
+    a, b = upper[0][rising], upper[1][rising]
+    low_threshold = z2_obs[rising] - e_obs[rising]
+    high_threshold = z2_obs[rising] + e_obs[rising]
+    members = [np.flatnonzero(hk == h) for h in range(strata_count)]
 
     chunks, exhaustive, total = sign_patterns(kept.size, draws, seed, m)
     hits = np.zeros(m, dtype=np.int64)
     hits_max = np.zeros(m, dtype=np.int64)
-    rows_per_block = max(1, 4000000 // max(1, m * strata_count))
+    rows_per_block = max(1, 1000000 // max(1, m))
     for signs in chunks():
-        per_stratum = np.stack([signs[:, hk == h].dot(xk[hk == h]) for h in range(strata_count)], axis=1)
+        per_stratum = np.stack([signs[:, u].dot(xk[u]) for u in members], axis=1)  # (patterns, strata, K)
         for start in range(0, signs.shape[0], rows_per_block):
-            block = per_stratum[start:start + rows_per_block]  # (rows, strata, K)
-            s = block[:, :, upper[0]] - block[:, :, upper[1]]
-            z2, error, _ = z2_with_error(s)
-            pattern = _Patterns(signs[start:start + rows_per_block], kept, units_all, s if scaled else None)
-            hits += _count_own(z2, error, z2_obs, e_obs, pattern, exact_pairs)
-            hits_max[order] += _count_max(z2[:, order], error[:, order], sorted_z2, sorted_e, order, pattern,
-                                          exact_pairs)
+            block = per_stratum[start:start + rows_per_block]
+            t, squares = None, None
+            for h in range(strata_count):
+                s_h = block[:, h, a] - block[:, h, b]
+                t = s_h if t is None else t + s_h  # the strata summed in order, as s.sum(axis=-2)
+                if weighted and inverse[h]:
+                    square = s_h * s_h * inverse[h]
+                    squares = square if squares is None else squares + square
+            z2, error = z2_with_error(t, squares, rising)
+            pattern = _Patterns(signs[start:start + rows_per_block], kept, units_all, block if scaled else None)
+            with np.errstate(invalid="ignore"):  # infinite Z*^2 and error: neither above nor below
+                low, high = z2 - error, z2 + error
+                above, below = low > high_threshold, high < low_threshold
+            hits[rising] += _count_own(above, below, z2, pattern, exact_pairs, rising, a, b)
+            with np.errstate(invalid="ignore"):
+                np.maximum.accumulate(low, axis=1, out=low)
+                np.maximum.accumulate(high, axis=1, out=high)
+                above, below = low > high_threshold, high < low_threshold
+            hits_max[rising] += _count_max(above, below, z2, error, low_threshold, pattern, exact_pairs, rising, a, b)
     if exhaustive:
         p, p_max = hits / float(total), hits_max / float(total)
     else:
@@ -453,16 +475,17 @@ def _exact_order(z2, error, exact_pairs):
 
 
 class _Patterns(object):
-    """A block of sign patterns, for the exact comparisons: exact_z2(row, j) gives pair j's
-    exact Z*^2 under pattern `row` (from its per-stratum sums when they are exact
-    integers, else from the signs over every unit, left-out units +1)."""
+    """A block of sign patterns, for the exact comparisons: exact_z2(row, j, a, b) gives
+    pair j's (submissions a and b) exact Z*^2 under pattern `row` (from its per-stratum
+    sums when they are exact integers: `sums` (rows, strata, K) of the submissions'
+    shares; else from the signs over every unit, left-out units +1)."""
 
     def __init__(self, signs, kept, units, sums):
         self.signs, self.kept, self.units, self.sums = signs, kept, units, sums
 
-    def exact_z2(self, exact_pairs, row, j):
+    def exact_z2(self, exact_pairs, row, j, a, b):
         if self.sums is not None:
-            return exact_pairs.z2(j, sums=self.sums[row, :, j])
+            return exact_pairs.z2(j, sums=self.sums[row, :, a] - self.sums[row, :, b])
         full = np.ones(self.units, dtype=np.int64)
         full[self.kept] = self.signs[row].astype(np.int64)
         differ = full[exact_pairs.units(j)]
@@ -471,32 +494,29 @@ class _Patterns(object):
         return exact_pairs.z2(j, signs=full)
 
 
-def _count_own(z2, error, z2_obs, e_obs, patterns, exact_pairs):
-    """Per pair, the patterns of the block whose |Z*| reaches the observed |Z|."""
-    with np.errstate(invalid="ignore"):
-        above = (z2 - error) > (z2_obs + e_obs)[None, :]
-        below = (z2 + error) < (z2_obs - e_obs)[None, :]
+def _count_own(above, below, z2, patterns, exact_pairs, pairs, a, b):
+    """Per position of `pairs`, the patterns of the block whose |Z*| reaches the pair's
+    observed |Z|: certainly (above), or decided exactly where neither above nor below."""
     counts = np.count_nonzero(above, axis=0)
-    for row, j in zip(*np.nonzero(~above & ~below)):
-        counts[j] += patterns.exact_z2(exact_pairs, row, j) >= exact_pairs.z2(j)
+    for row, position in zip(*np.nonzero(~above & ~below)):
+        j = pairs[position]
+        counts[position] += patterns.exact_z2(exact_pairs, row, j, a[position], b[position]) >= exact_pairs.z2(j)
     return counts
 
 
-def _count_max(z2, error, sorted_z2, sorted_e, order, patterns, exact_pairs):
-    """Per position j of `order`, the patterns of the block whose largest |Z*| over the
-    positions j, j+1, ... reaches |Z_(j)|."""
-    with np.errstate(invalid="ignore"):
-        low = np.maximum.accumulate((z2 - error)[:, ::-1], axis=1)[:, ::-1]
-        high = np.maximum.accumulate((z2 + error)[:, ::-1], axis=1)[:, ::-1]
-        above = low > (sorted_z2 + sorted_e)[None, :]
-        below = high < (sorted_z2 - sorted_e)[None, :]
+def _count_max(above, below, z2, error, low_threshold, patterns, exact_pairs, pairs, a, b):
+    """Per position of `pairs` (increasing observed |Z|), the patterns of the block whose
+    largest |Z*| over the positions up to it reaches its observed |Z|: certainly (above,
+    from the running maxima of the lower bounds), or decided exactly where neither above
+    nor below, among the candidates whose upper bound reaches the threshold, the largest
+    float first."""
     counts = np.count_nonzero(above, axis=0)
     for row, position in zip(*np.nonzero(~above & ~below)):
-        threshold = sorted_z2[position] - sorted_e[position]
-        observed = exact_pairs.z2(order[position])
-        candidates = position + np.flatnonzero(~(z2[row, position:] + error[row, position:] < threshold))
+        observed = exact_pairs.z2(pairs[position])
+        candidates = np.flatnonzero(~(z2[row, :position + 1] + error[row, :position + 1] < low_threshold[position]))
         candidates = candidates[np.argsort(-z2[row, candidates], kind="mergesort")].tolist()
-        counts[position] += any(patterns.exact_z2(exact_pairs, row, order[c]) >= observed for c in candidates)
+        counts[position] += any(patterns.exact_z2(exact_pairs, row, pairs[c], a[c], b[c]) >= observed
+                                for c in candidates)
     return counts
 
 
