@@ -187,9 +187,15 @@ def _z2(t, v):
 class _Pairs(object):
     """The exact statistics of each pair (computed when a comparison needs them)."""
 
-    def __init__(self, x, exact, strata, sizes, pairs, scaled):
+    def __init__(self, x, exact, strata, sizes, pairs, scaled, observed_sums):
         self.x, self.exact, self.strata, self.sizes, self.pairs = x, exact, strata, sizes, pairs
         self.scaled = scaled
+        self.observed_sums = observed_sums  # (strata, pairs): exact integers where the shares are scaled
+        self.members = [np.flatnonzero(strata == h) for h in range(len(sizes))]
+        self.common = 1  # the least common multiple of the n_h - 1: V times it is a sum of integers
+        for n in sizes:
+            if n > 1:
+                self.common = lcm(self.common, n - 1)
         self.cache = {}
         self.observed = {}
 
@@ -198,8 +204,7 @@ class _Pairs(object):
         if j not in self.cache:
             a, b = self.pairs[j]
             parts = []
-            for h in range(len(self.sizes)):
-                units = np.flatnonzero(self.strata == h)
+            for units in self.members:
                 if self.scaled:
                     d = (self.x[units, a].astype(np.int64) - self.x[units, b].astype(np.int64)).tolist()
                 else:
@@ -210,22 +215,40 @@ class _Pairs(object):
             self.cache[j] = (parts, squares)
         return self.cache[j]
 
+    def squares(self, j):
+        """Per stratum, the exact sum of pair j's squared differences: for scaled shares
+        whose squares sum below 2**62, in one pass of int64 arithmetic."""
+        if self.scaled and ("squares", j) not in self.cache:
+            a, b = self.pairs[j]
+            d = self.x[:, a] - self.x[:, b]  # integers below 2**53: exact
+            largest = float(np.abs(d).max()) if d.size else 0.0
+            if largest * largest * d.size < 2.0 ** 62:
+                d = d.astype(np.int64)
+                self.cache["squares", j] = [int(np.dot(d[units], d[units])) for units in self.members]
+        if ("squares", j) in self.cache:
+            return self.cache["squares", j]
+        return self.differences(j)[1]
+
     def statistic(self, j, signs=None, sums=None):
         """Exact (T, V) of pair j under a sign pattern (None: the observed); sums: the
-        pattern's per-stratum sums of d when they are known exactly (integers)."""
-        parts, squares = self.differences(j)
-        total, variance = 0, Fraction(0)
-        for h, ((units, values), q) in enumerate(zip(parts, squares)):
+        pattern's per-stratum sums of d when they are known exactly (integers). V is
+        summed over the common denominator of its strata (one Fraction)."""
+        if sums is None and signs is None and self.scaled:
+            sums = self.observed_sums[:, j]
+        parts = None if sums is not None else self.differences(j)[0]
+        total, numerator = 0, 0
+        for h, q in enumerate(self.squares(j)):
             if sums is not None:
                 s = int(sums[h])
             elif signs is None:
-                s = sum(values, 0)
+                s = sum(parts[h][1], 0)
             else:
+                units, values = parts[h]
                 s = sum((v if signs[u] > 0 else -v for u, v in zip(units, values)), 0)
             total += s
             n = self.sizes[h]
-            variance += Fraction(n * q - s * s, n - 1) if n > 1 else Fraction(q)
-        return total, variance
+            numerator += self.common // (n - 1) * (n * q - s * s) if n > 1 else self.common * q
+        return total, Fraction(numerator, self.common)
 
     def z2(self, j, signs=None, sums=None):
         if signs is not None or sums is not None:
@@ -346,7 +369,7 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
         return z2, error
 
     weighted = not pooled and inverse.any()
-    exact_pairs = _Pairs(x, exact_units, unit_strata, sizes, pairs, scaled)
+    exact_pairs = _Pairs(x, exact_units, unit_strata, sizes, pairs, scaled, s_obs)
     # Pairs whose shares are exactly equal everywhere: Z = Z* = 0 exactly, no rounding.
     null = np.zeros(m, dtype=bool)
     for j in np.flatnonzero(abs_d.sum(axis=0) == 0 if m else np.zeros(0, dtype=bool)).tolist():
