@@ -330,17 +330,22 @@ def _weighted_points(w, labels, order, ends):
     the points whose group holds a positive, and the point before each (a mixed group's
     trapezoid starts there). A point of negatives only has a precision no higher than the
     point before it, so it never raises the monotone precision of an earlier point; the
-    others are left out. Totals from one cumulative sum in ranking order; positives from a
-    product over the positive items only."""
+    others are left out. Totals from the sums of the items between two kept points (in
+    ranking order), accumulated; positives from a product over the positive items only.
+    The weights are draw counts: every sum is of integers, exact in any order."""
     group_start = np.concatenate(([0], ends[:-1] + 1))
     positive_groups = np.flatnonzero(np.add.reduceat(labels[order], group_start) > 0)
     kept = np.unique(np.concatenate((positive_groups, positive_groups - 1)))
     kept = kept[kept >= 0]
+    cut = ends[kept]
+    if not cut.size:
+        return np.zeros((w.shape[0], 0)), np.zeros((w.shape[0], 0))
     position = np.empty(order.shape[0], dtype=np.int64)
     position[order] = np.arange(order.shape[0])
     positives = np.flatnonzero(labels)
-    above = (position[positives][:, None] <= ends[kept][None, :]).astype(np.float64)  # ranked at or above
-    return w[:, positives].dot(above), np.cumsum(w[:, order], axis=1)[:, ends[kept]]
+    above = (position[positives][:, None] <= cut[None, :]).astype(np.float64)  # ranked at or above
+    between = np.add.reduceat(w[:, order[:cut[-1] + 1]], np.concatenate(([0], cut[:-1] + 1)), axis=1)
+    return w[:, positives].dot(above), np.cumsum(between, axis=1)
 
 
 def _area(true_positives, counts):
