@@ -91,6 +91,12 @@ class Oriented(object):
             return Fraction(int(self.values[k, c]))
         return self.sign * self.cases.value(k, int(self.columns[c]))
 
+    def exact_row(self, k, columns):
+        """The exact values of submission k's cases `columns`: ints where they are integers."""
+        if self.integral:
+            return [int(v) for v in self.values[k, columns].tolist()]
+        return [self.exact(k, c) for c in columns.tolist()]
+
     @property
     def integral(self):
         return self.cases.integral
@@ -127,12 +133,12 @@ def _aggregate(task, how):
             floats[k] = row.mean() if how == "mean" else np.median(row)
 
     def exact_value(k):
-        columns = np.flatnonzero(task.present[k])
+        values = task.exact_row(k, np.flatnonzero(task.present[k]))
         if how == "mean":
-            return sum((task.exact(k, c) for c in columns.tolist()), Fraction(0)) / len(columns)
-        ordered = sorted(task.exact(k, c) for c in columns.tolist())
+            return Fraction(sum(values, 0), len(values))
+        ordered = sorted(values)
         middle = len(ordered) // 2
-        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        return Fraction(ordered[middle]) if len(ordered) % 2 else Fraction(ordered[middle - 1] + ordered[middle], 2)
     return floats, exact_value
 
 
