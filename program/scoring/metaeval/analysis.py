@@ -6,6 +6,7 @@ which columns are decisions and truth. Every comparison of scores is exact (exac
 """
 
 import hashlib
+import time
 from collections import OrderedDict
 from fractions import Fraction
 
@@ -94,8 +95,31 @@ def check_same_items(label, names, views):
 
 
 def analyse(label, names, views, options, foregrounds=None):
+    """The TrackAnalysis of one track; a.seconds: the time each part took (in the order
+    run; bench/bench_compare.py shows where the time goes)."""
     check_same_items(label, names, views)
     a = TrackAnalysis(label, names, views[0])
+    a.seconds = OrderedDict()
+
+    def timed(name, step, *args):
+        start = time.perf_counter()
+        step(*args)
+        a.seconds[name] = time.perf_counter() - start
+    timed("leaderboard", _leaderboard, a, views)
+    a.ground_truth = options.ground_truth
+    if options.ground_truth:
+        timed("intervals", _confidence, a, views, options)
+        timed("paired tests", _significance, a, views, options)
+        timed("cases", _cases, a, views, options)
+        timed("challengeR methods", _methods, a)
+        timed("stability", _stability, a, views)
+        timed("protocols", _protocols, a)
+        timed("McNemar", _mcnemar, a, views)
+    timed("without ground truth", _without_ground_truth, a, views, options, foregrounds)
+    return a
+
+
+def _leaderboard(a, views):
     a.values = OrderedDict()
     for view in views:
         for key, value in itemview.leaderboard(view).items():
@@ -104,17 +128,6 @@ def analyse(label, names, views, options, foregrounds=None):
     a.keys = OrderedDict((k, leaderboard_keys(views, k, a.values[k])) for k in a.ranked)
     a.rank = bootstrap.competition_ranks(a.keys[a.primary])[0]
     a.missing_items = case_values.missing_items(views)
-    a.ground_truth = options.ground_truth
-    if options.ground_truth:
-        _confidence(a, views, options)
-        _significance(a, views, options)
-        _cases(a, views, options)
-        _methods(a)
-        _stability(a, views)
-        _protocols(a)
-        _mcnemar(a, views)
-    _without_ground_truth(a, views, options, foregrounds)
-    return a
 
 
 # -- exact keys of scores -------------------------------------------------------------------

@@ -521,7 +521,7 @@ def _count_own(above, below, z2, patterns, exact_pairs, pairs, a, b):
     """Per position of `pairs`, the patterns of the block whose |Z*| reaches the pair's
     observed |Z|: certainly (above), or decided exactly where neither above nor below."""
     counts = np.count_nonzero(above, axis=0)
-    for row, position in zip(*np.nonzero(~above & ~below)):
+    for row, position in zip(*np.nonzero(above == below)):
         j = pairs[position]
         counts[position] += patterns.exact_z2(exact_pairs, row, j, a[position], b[position]) >= exact_pairs.z2(j)
     return counts
@@ -534,7 +534,7 @@ def _count_max(above, below, z2, error, low_threshold, patterns, exact_pairs, pa
     nor below, among the candidates whose upper bound reaches the threshold, the largest
     float first."""
     counts = np.count_nonzero(above, axis=0)
-    for row, position in zip(*np.nonzero(~above & ~below)):
+    for row, position in zip(*np.nonzero(above == below)):
         observed = exact_pairs.z2(pairs[position])
         candidates = np.flatnonzero(~(z2[row, :position + 1] + error[row, :position + 1] < low_threshold[position]))
         candidates = candidates[np.argsort(-z2[row, candidates], kind="mergesort")].tolist()
