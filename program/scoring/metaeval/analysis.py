@@ -547,23 +547,27 @@ def _stability(a, views):
         a.tau[stratum] = _taus(keys, sample_keys)
 
 
-def _taus(keys, sample_keys, chunk=200):
+def _taus(keys, sample_keys):
     """Kendall's tau-b between the ranking given by `keys` and each row of `sample_keys`
-    (agreement.kendall_tau_b, for all rows at once: NaN where it is undefined)."""
-    upper = np.triu_indices(len(keys), 1)
-    reference = np.sign(np.asarray(keys)[upper[0]] - np.asarray(keys)[upper[1]])
-    out = np.empty(sample_keys.shape[0])
-    for start in range(0, sample_keys.shape[0], chunk):
-        rows = sample_keys[start:start + chunk]
-        signs = np.sign(rows[:, upper[0]] - rows[:, upper[1]])
-        concordant = np.count_nonzero(signs * reference > 0, axis=1)
-        discordant = np.count_nonzero(signs * reference < 0, axis=1)
-        pairs = reference.shape[0]
-        denominator = np.sqrt(float(pairs - np.count_nonzero(reference == 0))
-                              * (pairs - np.count_nonzero(signs == 0, axis=1)).astype(float))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[start:start + chunk] = np.where(denominator > 0, (concordant - discordant) / denominator, np.nan)
-    return out
+    (agreement.kendall_tau_b, for all rows at once: NaN where it is undefined). The pairs
+    (i, j > i) are taken a submission i at a time, against the columns after it (slices,
+    not gathers); concordant less discordant pairs and ties counted as integers."""
+    keys = np.asarray(keys)
+    samples = np.asarray(sample_keys)
+    count = keys.shape[0]
+    score = np.zeros(samples.shape[0], dtype=np.int64)  # concordant less discordant pairs
+    tied = np.zeros(samples.shape[0], dtype=np.int64)
+    tied_reference = 0
+    for i in range(count - 1):
+        reference = np.sign(keys[i] - keys[i + 1:])
+        signs = np.sign(samples[:, i:i + 1] - samples[:, i + 1:])
+        score += (signs * reference).sum(axis=1)
+        tied += np.count_nonzero(signs == 0, axis=1)
+        tied_reference += int(np.count_nonzero(reference == 0))
+    pairs = count * (count - 1) // 2
+    denominator = np.sqrt(float(pairs - tied_reference) * (pairs - tied).astype(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, score / denominator, np.nan)
 
 
 def _protocols(a):
