@@ -391,28 +391,30 @@ def _kemeny_exact(against, preference):
 
 def _kemeny_local(against, preference):
     """Local search: from `preference`, move single submissions to the place that lowers
-    the cost most, until no move does (a Kemeny local optimum, not always the optimum).
-    Moving x from place i to place p changes the cost by the pairs x passes over."""
-    order = list(preference)
-    count = len(order)
+    the cost most, until no move does (a Kemeny local optimum, not always the optimum):
+    the first submission in the order that has a lowering move makes its best one (the
+    first place of the least cost), and the search starts again from the front.
+
+    Moving the submission at place i to place p changes the cost by the pairs it passes
+    over: with G the net costs in the current order (G[i, q]: the cost of order[i]
+    before order[q] less that of after) and P[i, p] = G[i, 0] + ... + G[i, p - 1], by
+    P[i, i] - P[i, p] leftwards (p <= i) and P[i, i] - P[i, p + 1] rightwards (p > i);
+    every place's change for every submission comes from one cumulative sum per move."""
+    order = np.asarray(preference, dtype=np.int64)
+    count = order.shape[0]
     against = np.asarray(against, dtype=np.int64)
     net = against - against.T  # net[x, y]: the cost of x before y less that of y before x
-    improved = True
-    while improved:
-        improved = False
-        for i in range(count):
-            x = order[i]
-            gain = net[x, order]  # x before y instead
-            # moving left to p < i: x passes order[p:i]; right to p > i: order[i+1:p+1] pass x
-            left = np.concatenate((np.cumsum(gain[:i][::-1])[::-1], [0]))  # left[p] for p = 0..i
-            right = np.concatenate(([0], np.cumsum(-gain[i + 1:])))  # right[q] for p = i + q
-            deltas = np.concatenate((left, right[1:]))
-            p = int(np.argmin(deltas))
-            if deltas[p] < 0:
-                order.pop(i)
-                order.insert(p, x)
-                improved = True
-                break
-    placed = np.asarray(order, dtype=np.int64)
-    cost = int(np.triu(against[np.ix_(placed, placed)], 1).sum())
-    return order, cost
+    places = np.arange(count)
+    target = places[None, :] + (places[None, :] > places[:, None])  # the column of P each move reads
+    while count:
+        prefix = np.zeros((count, count + 1), dtype=np.int64)
+        np.cumsum(net[np.ix_(order, order)], axis=1, out=prefix[:, 1:])
+        deltas = prefix[places, places][:, None] - np.take_along_axis(prefix, target, axis=1)
+        movers = np.flatnonzero(deltas.min(axis=1) < 0)
+        if not movers.size:
+            break
+        i = int(movers[0])
+        p = int(np.argmin(deltas[i]))
+        order = np.insert(np.delete(order, i), p, order[i])
+    cost = int(np.triu(against[np.ix_(order, order)], 1).sum())
+    return order.tolist(), cost
