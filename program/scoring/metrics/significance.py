@@ -348,24 +348,25 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     v_abs = np.where(centred, (n_h[:, None] * q + abs_d * abs_d) / divisor, q).sum(axis=0)
     e_v = dq_v + np.where(centred, (2 * abs_d * eps + eps * eps) / divisor, 0.0).sum(axis=0) + 8 * unit * v_abs
 
-    def z2_with_error(t, squares, pairs=slice(None)):
-        """Z^2 of sums t (..., m) of the pairs `pairs` whose per-stratum sums have the
+    def z2_with_error(t, squares, constants):
+        """Z^2 of sums t (pairs along the first axis) whose per-stratum sums have the
         weighted squares `squares` (sum_h S_h^2 / (n_h - 1) over the centred strata, or
         None), a bound on its rounding error ((error of T^2 + Z^2 x error of V) / V, times
-        the safety factor)."""
+        the safety factor). constants: V's constant, e_T and e_V of those pairs, shaped
+        against t, and which of them are null."""
+        constant_t, e_t_t, e_v_t, null_t = constants
         if squares is None:
-            v = np.broadcast_to(constant[pairs], t.shape)
+            v = np.broadcast_to(constant_t, t.shape)
         else:
-            v = constant[pairs] - squares
+            v = constant_t - squares
             np.maximum(v, 0.0, out=v)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t2 = t * t
             z2 = t2 / v
             z2[t == 0] = 0.0
-            error = safety * (2 * np.abs(t) * e_t[pairs] + e_t[pairs] * e_t[pairs] + 2 * unit * t2
-                              + z2 * e_v[pairs]) / v
+            error = safety * (2 * np.abs(t) * e_t_t + e_t_t * e_t_t + 2 * unit * t2 + z2 * e_v_t) / v
         error[v <= 0] = np.inf
-        error[..., null[pairs]] = 0.0
+        error[null_t] = 0.0
         return z2, error
 
     weighted = not pooled and inverse.any()
@@ -376,7 +377,8 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
         null[j] = scaled or exact_pairs.null(j)
     bound_t = safety * (eps_t + unit * strata_count * np.abs(s_obs).sum(axis=0))  # the rounding of T
 
-    z2_obs, e_obs = z2_with_error(t_obs, np.einsum("hm,h->m", s_obs * s_obs, inverse) if weighted else None)
+    z2_obs, e_obs = z2_with_error(t_obs, np.einsum("hm,h->m", s_obs * s_obs, inverse) if weighted else None,
+                                  (constant, e_t, e_v, null))
     # The observed statistic exactly where its float could be far off (V about 0).
     for j in np.flatnonzero(~np.isfinite(e_obs) | (e_obs >= np.maximum(z2_obs, 1e-300))).tolist():
         value = exact_pairs.z2(j)
@@ -384,41 +386,46 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
         z2_obs[j] = np.inf if infinite else float(value)
         e_obs[j] = 0.0 if infinite else 2.0 ** -50 * z2_obs[j]
     order = _exact_order(z2_obs, e_obs, exact_pairs)
-    # The patterns' statistics are computed with the pairs in increasing order of the
-    # observed Z^2 (`rising`): the maximum over the pairs from one onwards in `order`, the
-    # max-T step's, is then a running maximum; a pair's own threshold is where it stands.
+    # The patterns' statistics are arrays (pairs, patterns), the pairs in increasing order
+    # of the observed Z^2 (`rising`): the maximum over the pairs from one onwards in
+    # `order`, the max-T step's, is then a running maximum down the rows; a pair's own
+    # threshold is on its row. A pattern's sums are gathered a pair's row at a time.
     rising = order[::-1].copy()
     a, b = upper[0][rising], upper[1][rising]
-    low_threshold = z2_obs[rising] - e_obs[rising]
-    high_threshold = z2_obs[rising] + e_obs[rising]
+    column = (slice(None), None)
+    constants = (constant[rising][column], e_t[rising][column], e_v[rising][column], null[rising])
+    low_threshold = (z2_obs[rising] - e_obs[rising])[column]
+    high_threshold = (z2_obs[rising] + e_obs[rising])[column]
     members = [np.flatnonzero(hk == h) for h in range(strata_count)]
 
     chunks, exhaustive, total = sign_patterns(kept.size, draws, seed, m)
     hits = np.zeros(m, dtype=np.int64)
     hits_max = np.zeros(m, dtype=np.int64)
-    rows_per_block = max(1, 1000000 // max(1, m))
+    width = max(1, 1000000 // max(1, m))  # patterns at a time
     for signs in chunks():
-        per_stratum = np.stack([signs[:, u].dot(xk[u]) for u in members], axis=1)  # (patterns, strata, K)
-        for start in range(0, signs.shape[0], rows_per_block):
-            block = per_stratum[start:start + rows_per_block]
+        # per stratum, each submission's sum of its shares under each pattern: (K, patterns)
+        sums = [np.ascontiguousarray(signs[:, u].dot(xk[u]).T) for u in members]
+        for start in range(0, signs.shape[0], width):
+            block = [part[:, start:start + width] for part in sums]
             t, squares = None, None
-            for h in range(strata_count):
-                s_h = block[:, h, a] - block[:, h, b]
+            for h, part in enumerate(block):
+                s_h = np.take(part, a, axis=0) - np.take(part, b, axis=0)
                 t = s_h if t is None else t + s_h  # the strata summed in order, as s.sum(axis=-2)
                 if weighted and inverse[h]:
                     square = s_h * s_h * inverse[h]
                     squares = square if squares is None else squares + square
-            z2, error = z2_with_error(t, squares, rising)
-            pattern = _Patterns(signs[start:start + rows_per_block], kept, units_all, block if scaled else None)
+            z2, error = z2_with_error(t, squares, constants)
+            pattern = _Patterns(signs[start:start + width], kept, units_all, block if scaled else None)
             with np.errstate(invalid="ignore"):  # infinite Z*^2 and error: neither above nor below
                 low, high = z2 - error, z2 + error
                 above, below = low > high_threshold, high < low_threshold
-            hits[rising] += _count_own(above, below, z2, pattern, exact_pairs, rising, a, b)
+            hits[rising] += _count_own(above, below, pattern, exact_pairs, rising, a, b)
             with np.errstate(invalid="ignore"):
-                np.maximum.accumulate(low, axis=1, out=low)
-                np.maximum.accumulate(high, axis=1, out=high)
+                np.maximum.accumulate(low, axis=0, out=low)
+                np.maximum.accumulate(high, axis=0, out=high)
                 above, below = low > high_threshold, high < low_threshold
-            hits_max[rising] += _count_max(above, below, z2, error, low_threshold, pattern, exact_pairs, rising, a, b)
+            hits_max[rising] += _count_max(above, below, z2, error, low_threshold[:, 0], pattern, exact_pairs, rising,
+                                           a, b)
     if exhaustive:
         p, p_max = hits / float(total), hits_max / float(total)
     else:
@@ -498,47 +505,50 @@ def _exact_order(z2, error, exact_pairs):
 
 
 class _Patterns(object):
-    """A block of sign patterns, for the exact comparisons: exact_z2(row, j, a, b) gives
-    pair j's (submissions a and b) exact Z*^2 under pattern `row` (from its per-stratum
-    sums when they are exact integers: `sums` (rows, strata, K) of the submissions'
-    shares; else from the signs over every unit, left-out units +1)."""
+    """A block of sign patterns, for the exact comparisons: exact_z2(pattern, j, a, b)
+    gives pair j's (submissions a and b) exact Z*^2 under one pattern of the block (from
+    its per-stratum sums when they are exact integers: `sums`, per stratum the (K,
+    patterns) sums of the submissions' shares; else from the signs over every unit,
+    left-out units +1)."""
 
     def __init__(self, signs, kept, units, sums):
         self.signs, self.kept, self.units, self.sums = signs, kept, units, sums
 
-    def exact_z2(self, exact_pairs, row, j, a, b):
+    def exact_z2(self, exact_pairs, pattern, j, a, b):
         if self.sums is not None:
-            return exact_pairs.z2(j, sums=self.sums[row, :, a] - self.sums[row, :, b])
+            return exact_pairs.z2(j, sums=[part[a, pattern] - part[b, pattern] for part in self.sums])
         full = np.ones(self.units, dtype=np.int64)
-        full[self.kept] = self.signs[row].astype(np.int64)
+        full[self.kept] = self.signs[pattern].astype(np.int64)
         differ = full[exact_pairs.units(j)]
         if differ.size == 0 or (differ == differ[0]).all():  # the observed pattern or its mirror
             return exact_pairs.z2(j)
         return exact_pairs.z2(j, signs=full)
 
 
-def _count_own(above, below, z2, patterns, exact_pairs, pairs, a, b):
-    """Per position of `pairs`, the patterns of the block whose |Z*| reaches the pair's
-    observed |Z|: certainly (above), or decided exactly where neither above nor below."""
-    counts = np.count_nonzero(above, axis=0)
-    for row, position in zip(*np.nonzero(above == below)):
+def _count_own(above, below, patterns, exact_pairs, pairs, a, b):
+    """Per position of `pairs` (the rows), the patterns of the block (the columns) whose
+    |Z*| reaches the pair's observed |Z|: certainly (above), or decided exactly where
+    neither above nor below (the two are never both true)."""
+    counts = np.count_nonzero(above, axis=1)
+    for position, pattern in zip(*np.nonzero(above == below)):
         j = pairs[position]
-        counts[position] += patterns.exact_z2(exact_pairs, row, j, a[position], b[position]) >= exact_pairs.z2(j)
+        counts[position] += patterns.exact_z2(exact_pairs, pattern, j, a[position], b[position]) >= exact_pairs.z2(j)
     return counts
 
 
 def _count_max(above, below, z2, error, low_threshold, patterns, exact_pairs, pairs, a, b):
-    """Per position of `pairs` (increasing observed |Z|), the patterns of the block whose
-    largest |Z*| over the positions up to it reaches its observed |Z|: certainly (above,
-    from the running maxima of the lower bounds), or decided exactly where neither above
-    nor below, among the candidates whose upper bound reaches the threshold, the largest
-    float first."""
-    counts = np.count_nonzero(above, axis=0)
-    for row, position in zip(*np.nonzero(above == below)):
+    """Per position of `pairs` (the rows, increasing observed |Z|), the patterns of the
+    block (the columns) whose largest |Z*| over the positions up to it reaches its
+    observed |Z|: certainly (above, from the running maxima of the lower bounds), or
+    decided exactly where neither above nor below, among the candidates whose upper bound
+    reaches the threshold, the largest float first."""
+    counts = np.count_nonzero(above, axis=1)
+    for position, pattern in zip(*np.nonzero(above == below)):
         observed = exact_pairs.z2(pairs[position])
-        candidates = np.flatnonzero(~(z2[row, :position + 1] + error[row, :position + 1] < low_threshold[position]))
-        candidates = candidates[np.argsort(-z2[row, candidates], kind="mergesort")].tolist()
-        counts[position] += any(patterns.exact_z2(exact_pairs, row, pairs[c], a[c], b[c]) >= observed
+        reach = z2[:position + 1, pattern] + error[:position + 1, pattern]
+        candidates = np.flatnonzero(~(reach < low_threshold[position]))
+        candidates = candidates[np.argsort(-z2[candidates, pattern], kind="mergesort")].tolist()
+        counts[position] += any(patterns.exact_z2(exact_pairs, pattern, pairs[c], a[c], b[c]) >= observed
                                 for c in candidates)
     return counts
 
