@@ -364,7 +364,14 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
             t2 = t * t
             z2 = t2 / v
             z2[t == 0] = 0.0
-            error = safety * (2 * np.abs(t) * e_t_t + e_t_t * e_t_t + 2 * unit * t2 + z2 * e_v_t) / v
+            # safety (2 |T| e_T + e_T^2 + 2 u T^2 + Z^2 e_V) / V, in place on two arrays
+            error = np.abs(t)
+            error *= 2 * safety * e_t_t
+            error += safety * e_t_t * e_t_t
+            t2 *= 2 * unit * safety
+            error += t2
+            error += np.multiply(z2, safety * e_v_t, out=t2)
+            error /= v
         error[v <= 0] = np.inf
         error[null_t] = 0.0
         return z2, error
