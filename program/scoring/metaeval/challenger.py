@@ -297,24 +297,28 @@ def _signed_ranks_distinct(task, i, others):
 
 def _signed_ranks_integral(task, i, others):
     """_signed_ranks of i against each of `others` at once, for integral case values: the
-    rows' nonzero |d| keyed by row * (largest + 1) + |d| and ranked in one sort."""
+    rows' nonzero |d| keyed by (row * (largest + 1) + |d|) * 2 + (d > 0), as integers, and
+    ranked in one sort; equal |d| in a row share their average rank."""
     values = task.values
     d = values[i][None, :] - values[others]
     used = task.present[i][None, :] & task.present[others] & (d != 0)
     rows, columns = np.nonzero(used)
-    size = np.abs(d[rows, columns])
-    largest = float(size.max()) + 1.0 if size.size else 1.0
-    key = rows * largest + size
-    order = np.sort(key)
-    low = np.searchsorted(order, key, side="left")
-    high = np.searchsorted(order, key, side="right")
+    differences = d[rows, columns]
+    size = np.abs(differences).astype(np.int64)  # integers below 2**53: exact
+    largest = int(size.max()) + 1 if size.size else 1
+    ranked = np.sort((rows * largest + size) * 2 + (differences > 0))
+    tie = ranked >> 1  # (row, |d|)
+    boundary = np.ones(ranked.shape[0], dtype=bool)
+    boundary[1:] = tie[1:] != tie[:-1]
+    first = np.flatnonzero(boundary)  # each tie group's first place
+    group_sizes = np.diff(np.append(first, ranked.shape[0]))
+    row = tie // largest
     counts = np.bincount(rows, minlength=others.shape[0])
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    ranks = (low + high - 1) / 2.0 - starts[rows] + 1.0
-    positive = np.bincount(rows, weights=ranks * (d[rows, columns] > 0), minlength=others.shape[0])
-    distinct, group_sizes = np.unique(key, return_counts=True)
-    group_rows = (distinct // largest).astype(np.int64)
-    ties = np.bincount(group_rows, weights=group_sizes.astype(float) ** 3 - group_sizes, minlength=others.shape[0])
+    average = first + (group_sizes - 1) / 2.0  # 0-based average place of each group, in the sort
+    ranks = np.repeat(average, group_sizes) - starts[row] + 1.0  # within the row, 1-based
+    positive = np.bincount(row, weights=ranks * (ranked & 1), minlength=others.shape[0])
+    ties = np.bincount(row[first], weights=group_sizes.astype(float) ** 3 - group_sizes, minlength=others.shape[0])
     return [(int(counts[r]), float(positive[r]), float(ties[r])) for r in range(others.shape[0])]
 
 
