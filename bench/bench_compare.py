@@ -19,6 +19,7 @@ the quadratic parts (pairwise tests and intervals) show as a ratio above 1.
 
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -98,6 +99,33 @@ def write_views(outdir, count, seed=3):
     return dirs
 
 
+# compare.py's run in one process, timed part by part: each analysis's seconds
+# (analysis.analyse's a.seconds) summed over the tracks, and the rest (start-up, reading the
+# views, the report and its files) as what the whole run took beyond them.
+_BREAKDOWN = """
+import io, json, os, sys, time
+start = time.perf_counter()
+for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(name, "1")  # as compare.py
+sys.path.insert(0, sys.argv[1])
+from scoring.metaeval import cli
+args = cli.parse(["--scored", "--out"] + sys.argv[2:])
+parts = {}
+for a in cli.compare(args, cli.submission_names(args), io.StringIO()):
+    for name, seconds in a.seconds.items():
+        parts[name] = parts.get(name, 0.0) + seconds
+parts["start-up, reading, report and files"] = time.perf_counter() - start - sum(parts.values())
+print(json.dumps(sorted(parts.items(), key=lambda part: -part[1])))
+"""
+
+
+def breakdown(outdir, dirs):
+    """Where the time of compare.py --scored goes on `dirs`: [(part, seconds)], longest first."""
+    out = subprocess.run([sys.executable, "-c", _BREAKDOWN, os.path.join(ROOT, "program"), outdir] + dirs,
+                         check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def scale(outdir):
     dirs = write_views(outdir, SCALE[1])
     seconds = {}
@@ -110,6 +138,12 @@ def scale(outdir):
           "submissions %.1f s; ratio %d submissions / (%d x %d submissions): %.2f"
           % (small, seconds[small], large, seconds[large], large, large // small, small,
              seconds[large] / (large // small * seconds[small])), flush=True)
+    parts = breakdown(os.path.join(outdir, "breakdown%d" % large), dirs[:large])
+    shown = [(name, value) for name, value in parts if value >= 0.1]
+    rest = sum(value for _, value in parts) - sum(value for _, value in shown)
+    print("  where the time goes at %d submissions (one run, the 3 tracks summed): %s; the rest %.1f s; "
+          "total %.1f s" % (large, "; ".join("%s %.1f s" % part for part in shown), rest,
+                            sum(value for _, value in parts)), flush=True)
 
 
 def main(outdir):

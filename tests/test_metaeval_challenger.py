@@ -367,3 +367,27 @@ def test_all_pairs_at_once_equal_each_pair_for_integral_values(rows):
         for j in range(len(rows)):
             if i != j:
                 assert matrix[i, j] == pytest.approx(challenger.wilcoxon_greater(task, i, j), abs=1e-12), (i, j)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 5, None]), min_size=5, max_size=5),
+                min_size=2, max_size=7), st.sampled_from([1, 2, 4, 3]), st.booleans())
+def test_all_pairs_at_once_equal_each_pair_for_fractions(rows, tenths, spread):
+    """Case values in tenths (floats whose differences tie as rationals but not always as
+    floats, 0.3 - 0.1 against 0.5 - 0.3), with missing cases, and (spread) sevenths
+    growing with the submission and the case, so that most pairs have differences of
+    distinct sizes: the pairs ranked at once give the p-values of the pairs ranked one by
+    one, exactly."""
+    fractions = [[None if v is None else Fraction(v * tenths, 10) + Fraction((k + 1) * (c + 1) * spread, 7)
+                  for c, v in enumerate(row)] for k, row in enumerate(rows)]
+    values = np.array([[np.nan if f is None else float(f) for f in row] for row in fractions])
+    missing = np.isnan(values)
+    cases = case_values.Cases("item", ["T"], [0] * 5, list("abcde"), np.where(missing, 0.0, values), missing,
+                              lambda k, c: fractions[k][c], 2.0 ** -40 * 64, "case")
+    cases.treat("na.rm", Score(Ratio(("x", "one"))))
+    task = challenger.Oriented(cases, cases.of_task(0), False)
+    matrix = challenger.wilcoxon_matrix(task, cells=7)  # two or three chunks of the others in a row
+    for i in range(len(rows)):
+        for j in range(len(rows)):
+            if i != j:
+                assert matrix[i, j] == challenger.wilcoxon_greater(task, i, j), (i, j)

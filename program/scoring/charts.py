@@ -109,6 +109,10 @@ def tick_label(value, ticks):
     return "%.*f" % (decimals, value)
 
 
+#: A rectangle: x, y, width, height (formatted by _n), fill, stroke, what it holds.
+RECT = '<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="%s">%s</rect>'
+
+
 class Svg(object):
     """An SVG document being drawn: elements appended as strings; str() closes it."""
 
@@ -142,8 +146,7 @@ class Svg(object):
 
     def rect(self, x, y, w, h, fill, stroke="none", tooltip=None):
         inner = "<title>%s</title>" % escape(tooltip) if tooltip else ""
-        self.add('<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="%s">%s</rect>'
-                 % (_n(x), _n(y), _n(w), _n(h), fill, stroke, inner))
+        self.add(RECT % (_n(x), _n(y), _n(w), _n(h), fill, stroke, inner))
 
     def __str__(self):
         return ('<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 %d %d" '

@@ -330,29 +330,49 @@ def _weighted_points(w, labels, order, ends):
     the points whose group holds a positive, and the point before each (a mixed group's
     trapezoid starts there). A point of negatives only has a precision no higher than the
     point before it, so it never raises the monotone precision of an earlier point; the
-    others are left out. Totals from one cumulative sum in ranking order; positives from a
-    product over the positive items only."""
+    others are left out. w: (resamples, items) draw counts; returns (true positives,
+    totals), each (points, resamples).
+
+    An item's draws are read as one row of w.T; totals are the rows of the items between
+    two kept points (in ranking order) summed, accumulated over the points; positives from
+    a product over the positive items only. The weights are draw counts: every sum is of
+    integers, exact in any order."""
     group_start = np.concatenate(([0], ends[:-1] + 1))
     positive_groups = np.flatnonzero(np.add.reduceat(labels[order], group_start) > 0)
     kept = np.unique(np.concatenate((positive_groups, positive_groups - 1)))
     kept = kept[kept >= 0]
+    cut = ends[kept]
+    if not cut.size:
+        return np.zeros((0, w.shape[0])), np.zeros((0, w.shape[0]))
     position = np.empty(order.shape[0], dtype=np.int64)
     position[order] = np.arange(order.shape[0])
     positives = np.flatnonzero(labels)
-    above = (position[positives][:, None] <= ends[kept][None, :]).astype(np.float64)  # ranked at or above
-    return w[:, positives].dot(above), np.cumsum(w[:, order], axis=1)[:, ends[kept]]
+    above = (position[positives][None, :] <= cut[:, None]).astype(np.float64)  # ranked at or above
+    by_item = w.T
+    ranked = by_item[order[:cut[-1] + 1]]
+    totals = np.empty((cut.size, w.shape[0]))
+    start = 0
+    for k, end in enumerate((cut + 1).tolist()):
+        part = np.add.reduce(ranked[start:end], axis=0)
+        totals[k] = part if k == 0 else totals[k - 1] + part
+        start = end
+    return above.dot(by_item[positives]), totals
 
 
 def _area(true_positives, counts):
-    positives = true_positives[:, -1:]
+    """AP per resample from (points, resamples) arrays: the trapezoidal rule of
+    metrics.ranking, its terms summed per resample as numpy sums the rows of a
+    (resamples, points) array (pairwise), as metrics.ranking does."""
+    positives = true_positives[-1:]
     precision = np.zeros(counts.shape)
     np.divide(true_positives, counts, out=precision, where=counts > 0)
     recall = np.zeros(counts.shape)
     np.divide(true_positives, positives, out=recall, where=positives > 0)
-    envelope = np.maximum.accumulate(precision[:, ::-1], axis=1)[:, ::-1]
-    r = np.concatenate((np.zeros((recall.shape[0], 1)), recall), axis=1)
-    p = np.concatenate((envelope[:, :1], envelope), axis=1)
-    return np.sum((r[:, 1:] - r[:, :-1]) * (p[:, 1:] + p[:, :-1]), axis=1) / 2.0
+    envelope = np.maximum.accumulate(precision[::-1], axis=0)[::-1]
+    r = np.concatenate((np.zeros((1, recall.shape[1])), recall), axis=0)
+    p = np.concatenate((envelope[:1], envelope), axis=0)
+    terms = (r[1:] - r[:-1]) * (p[1:] + p[:-1])
+    return np.sum(np.ascontiguousarray(terms.T), axis=1) / 2.0
 
 
 STATISTICS = {"ratio": _ratio_values, "average_precision": _ap_values}

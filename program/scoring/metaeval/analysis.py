@@ -6,6 +6,7 @@ which columns are decisions and truth. Every comparison of scores is exact (exac
 """
 
 import hashlib
+import time
 from collections import OrderedDict
 from fractions import Fraction
 
@@ -94,8 +95,31 @@ def check_same_items(label, names, views):
 
 
 def analyse(label, names, views, options, foregrounds=None):
+    """The TrackAnalysis of one track; a.seconds: the time each part took (in the order
+    run; bench/bench_compare.py shows where the time goes)."""
     check_same_items(label, names, views)
     a = TrackAnalysis(label, names, views[0])
+    a.seconds = OrderedDict()
+
+    def timed(name, step, *args):
+        start = time.perf_counter()
+        step(*args)
+        a.seconds[name] = time.perf_counter() - start
+    timed("leaderboard", _leaderboard, a, views)
+    a.ground_truth = options.ground_truth
+    if options.ground_truth:
+        timed("intervals", _confidence, a, views, options)
+        timed("paired tests", _significance, a, views, options)
+        timed("cases", _cases, a, views, options)
+        timed("challengeR methods", _methods, a)
+        timed("stability", _stability, a, views)
+        timed("protocols", _protocols, a)
+        timed("McNemar", _mcnemar, a, views)
+    timed("without ground truth", _without_ground_truth, a, views, options, foregrounds)
+    return a
+
+
+def _leaderboard(a, views):
     a.values = OrderedDict()
     for view in views:
         for key, value in itemview.leaderboard(view).items():
@@ -104,17 +128,6 @@ def analyse(label, names, views, options, foregrounds=None):
     a.keys = OrderedDict((k, leaderboard_keys(views, k, a.values[k])) for k in a.ranked)
     a.rank = bootstrap.competition_ranks(a.keys[a.primary])[0]
     a.missing_items = case_values.missing_items(views)
-    a.ground_truth = options.ground_truth
-    if options.ground_truth:
-        _confidence(a, views, options)
-        _significance(a, views, options)
-        _cases(a, views, options)
-        _methods(a)
-        _stability(a, views)
-        _protocols(a)
-        _mcnemar(a, views)
-    _without_ground_truth(a, views, options, foregrounds)
-    return a
 
 
 # -- exact keys of scores -------------------------------------------------------------------
@@ -439,18 +452,19 @@ METHODS = OrderedDict([
 
 
 def significance_groups(better, order):
-    """Compact letter display (Piepho 2004, insert-absorb): letters such that two
-    submissions share a letter unless one is significantly better than the other; letters
-    named in leaderboard order. Returns a list of strings, one per submission. Columns are
-    sets as bit masks; a split column's two parts are kept unless another column holds
-    them (absorb)."""
+    """Compact letter display (Piepho 2004): letters such that two submissions share a
+    letter unless one is significantly better than the other; letters named in leaderboard
+    order. Returns a list of strings, one per submission.
+
+    Piepho's insert-absorb splits, for each significant pair, every column holding both
+    and drops the columns held by another; what it ends with is every maximal set of
+    submissions no two of which differ significantly, the maximal cliques of the graph
+    of undecided pairs, whatever the order of the pairs. Those are listed here directly
+    (Bron-Kerbosch with a pivot, Tomita et al. 2006), as bit masks."""
     count = better.shape[0]
-    columns = [(1 << count) - 1]
-    for i, j in np.argwhere(np.triu(better | better.T, 1)).tolist():
-        both = (1 << i) | (1 << j)
-        untouched = [c for c in columns if c & both != both]
-        parts = [part for c in columns if c & both == both for part in (c & ~(1 << i), c & ~(1 << j))]
-        columns = untouched + _absorbed(parts, untouched)
+    differ = better | better.T
+    undecided = [sum(1 << j for j in np.flatnonzero(~differ[i]).tolist() if j != i) for i in range(count)]
+    columns = maximal_cliques(undecided)
     position = dict((s, p) for p, s in enumerate(order.tolist()))
     members = [sorted(position[s] for s in range(count) if c >> s & 1) for c in columns]
     members = [[order[p] for p in column] for column in sorted(members)]
@@ -462,16 +476,36 @@ def significance_groups(better, order):
     return letters
 
 
-def _absorbed(parts, untouched):
-    """The parts of split columns that are no subset of another part nor of an untouched
-    column (one of equal parts kept). No untouched column is a subset of a part: the
-    columns before the split were no subsets of one another, and a part is a subset of
-    the column it came from."""
-    kept = []
-    for c in sorted(set(parts), key=lambda c: -bin(c).count("1")):
-        if not any(c & other == c for other in kept) and not any(c & other == c for other in untouched):
-            kept.append(c)
-    return kept
+def maximal_cliques(neighbours):
+    """The maximal cliques (bit masks) of the graph whose vertex i has the neighbours
+    neighbours[i] (a bit mask): Bron-Kerbosch with Tomita's pivot (the vertex of the
+    candidates and the excluded with the most candidates among its neighbours), a stack
+    in place of recursion. A graph without vertices has one clique, the empty one."""
+    out = []
+    stack = [(0, (1 << len(neighbours)) - 1, 0)]  # (clique, candidates, excluded)
+    while stack:
+        clique, candidates, excluded = stack.pop()
+        if not candidates:
+            if not excluded:
+                out.append(clique)
+            continue
+        pivot = max(_bits(candidates | excluded), key=lambda u: bin(candidates & neighbours[u]).count("1"))
+        for v in _bits(candidates & ~neighbours[pivot]):
+            bit = 1 << v
+            stack.append((clique | bit, candidates & neighbours[v], excluded & neighbours[v]))
+            candidates &= ~bit
+            excluded |= bit
+    return out
+
+
+def _bits(mask):
+    """The positions of the set bits of `mask`, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _letter(index):
@@ -513,23 +547,27 @@ def _stability(a, views):
         a.tau[stratum] = _taus(keys, sample_keys)
 
 
-def _taus(keys, sample_keys, chunk=200):
+def _taus(keys, sample_keys):
     """Kendall's tau-b between the ranking given by `keys` and each row of `sample_keys`
-    (agreement.kendall_tau_b, for all rows at once: NaN where it is undefined)."""
-    upper = np.triu_indices(len(keys), 1)
-    reference = np.sign(np.asarray(keys)[upper[0]] - np.asarray(keys)[upper[1]])
-    out = np.empty(sample_keys.shape[0])
-    for start in range(0, sample_keys.shape[0], chunk):
-        rows = sample_keys[start:start + chunk]
-        signs = np.sign(rows[:, upper[0]] - rows[:, upper[1]])
-        concordant = np.count_nonzero(signs * reference > 0, axis=1)
-        discordant = np.count_nonzero(signs * reference < 0, axis=1)
-        pairs = reference.shape[0]
-        denominator = np.sqrt(float(pairs - np.count_nonzero(reference == 0))
-                              * (pairs - np.count_nonzero(signs == 0, axis=1)).astype(float))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[start:start + chunk] = np.where(denominator > 0, (concordant - discordant) / denominator, np.nan)
-    return out
+    (agreement.kendall_tau_b, for all rows at once: NaN where it is undefined). The pairs
+    (i, j > i) are taken a submission i at a time, against the columns after it (slices,
+    not gathers); concordant less discordant pairs and ties counted as integers."""
+    keys = np.asarray(keys)
+    samples = np.asarray(sample_keys)
+    count = keys.shape[0]
+    score = np.zeros(samples.shape[0], dtype=np.int64)  # concordant less discordant pairs
+    tied = np.zeros(samples.shape[0], dtype=np.int64)
+    tied_reference = 0
+    for i in range(count - 1):
+        reference = np.sign(keys[i] - keys[i + 1:])
+        signs = np.sign(samples[:, i:i + 1] - samples[:, i + 1:])
+        score += (signs * reference).sum(axis=1)
+        tied += np.count_nonzero(signs == 0, axis=1)
+        tied_reference += int(np.count_nonzero(reference == 0))
+    pairs = count * (count - 1) // 2
+    denominator = np.sqrt(float(pairs - tied_reference) * (pairs - tied).astype(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, score / denominator, np.nan)
 
 
 def _protocols(a):

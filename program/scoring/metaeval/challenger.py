@@ -91,6 +91,12 @@ class Oriented(object):
             return Fraction(int(self.values[k, c]))
         return self.sign * self.cases.value(k, int(self.columns[c]))
 
+    def exact_row(self, k, columns):
+        """The exact values of submission k's cases `columns`: ints where they are integers."""
+        if self.integral:
+            return [int(v) for v in self.values[k, columns].tolist()]
+        return [self.exact(k, c) for c in columns.tolist()]
+
     @property
     def integral(self):
         return self.cases.integral
@@ -127,12 +133,12 @@ def _aggregate(task, how):
             floats[k] = row.mean() if how == "mean" else np.median(row)
 
     def exact_value(k):
-        columns = np.flatnonzero(task.present[k])
+        values = task.exact_row(k, np.flatnonzero(task.present[k]))
         if how == "mean":
-            return sum((task.exact(k, c) for c in columns.tolist()), Fraction(0)) / len(columns)
-        ordered = sorted(task.exact(k, c) for c in columns.tolist())
+            return Fraction(sum(values, 0), len(values))
+        ordered = sorted(values)
         middle = len(ordered) // 2
-        return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        return Fraction(ordered[middle]) if len(ordered) % 2 else Fraction(ordered[middle - 1] + ordered[middle], 2)
     return floats, exact_value
 
 
@@ -194,21 +200,24 @@ def test_then_rank(task, alpha=ALPHA):
     return min_ranks(wins.tolist()), share
 
 
-def wilcoxon_matrix(task):
+def wilcoxon_matrix(task, cells=1000000):
     """p[i, j]: wilcoxon_greater(task, i, j) for every ordered pair (1 on the diagonal).
-    Both directions of a pair share their ranks (V_ji = n (n + 1) / 2 - V_ij); integral
-    case values are ranked for all pairs of a row at once."""
-    count = task.values.shape[0]
+    Both directions of a pair share their ranks (V_ji = n (n + 1) / 2 - V_ij); the pairs
+    of a row are ranked at once (integral case values; for other values, the pairs whose
+    differences are all certainly nonzero and certainly distinct), `cells` differences at
+    a time; the others pair by pair, exactly."""
+    count, cases = task.values.shape
     p = np.ones((count, count))
+    step = max(1, cells // max(cases, 1))
     for i in range(count):
-        others = np.arange(i + 1, count)
-        if not others.size:
-            continue
-        if task.integral:
-            statistics = _signed_ranks_integral(task, i, others)
-        else:
-            statistics = [_signed_ranks(task, i, j) for j in others.tolist()]
-        for j, (n, statistic, ties) in zip(others.tolist(), statistics):
+        statistics = []
+        for first in range(i + 1, count, step):
+            others = np.arange(first, min(first + step, count))
+            if task.integral:
+                statistics += _signed_ranks_integral(task, i, others)
+            else:
+                statistics += _signed_ranks_distinct(task, i, others)
+        for j, (n, statistic, ties) in zip(range(i + 1, count), statistics):
             p[i, j] = _greater(n, statistic, ties)
             p[j, i] = _greater(n, n * (n + 1) / 2.0 - statistic if n else 0.0, ties)
     return p
@@ -265,26 +274,51 @@ def _signed_ranks(task, i, j):
     return n, float(ranks[signs[nonzero] > 0].sum()), float(np.sum(ties.astype(float) ** 3 - ties))
 
 
+def _signed_ranks_distinct(task, i, others):
+    """_signed_ranks of i against each of `others`, for any case values: where both have
+    every case and the floats of the differences decide that none is zero and that no two
+    of their sizes are equal (the margins of _signed_ranks), each size's rank is its place
+    in one sort of the row, ties none; the other pairs go to _signed_ranks."""
+    values = task.values[i][None, :] - task.values[others]
+    size = np.abs(values)
+    width = 2 * task.cases.tolerance + exact_margin(2)
+    scale = np.maximum(1.0, np.maximum(np.abs(task.values[i])[None, :], np.abs(task.values[others])))
+    ordered = np.sort(size, axis=1)
+    gaps = ordered[:, 1:] - ordered[:, :-1]
+    with np.errstate(invalid="ignore"):  # NaN (a case left out) decides nothing: that pair goes the exact way
+        certain = (task.present[i][None, :] & task.present[others] & (size > width * scale)).all(axis=1) \
+            & (gaps > width * np.maximum(1.0, ordered[:, 1:])).all(axis=1)
+    ranks = np.argsort(np.argsort(size, axis=1), axis=1) + 1.0
+    positive = np.where(values > 0, ranks, 0.0).sum(axis=1)  # sums of integers: exact in any order
+    n = values.shape[1]
+    return [(n, float(positive[r]), 0.0) if certain[r] else _signed_ranks(task, i, int(others[r]))
+            for r in range(others.shape[0])]
+
+
 def _signed_ranks_integral(task, i, others):
     """_signed_ranks of i against each of `others` at once, for integral case values: the
-    rows' nonzero |d| keyed by row * (largest + 1) + |d| and ranked in one sort."""
+    rows' nonzero |d| keyed by (row * (largest + 1) + |d|) * 2 + (d > 0), as integers, and
+    ranked in one sort; equal |d| in a row share their average rank."""
     values = task.values
     d = values[i][None, :] - values[others]
     used = task.present[i][None, :] & task.present[others] & (d != 0)
     rows, columns = np.nonzero(used)
-    size = np.abs(d[rows, columns])
-    largest = float(size.max()) + 1.0 if size.size else 1.0
-    key = rows * largest + size
-    order = np.sort(key)
-    low = np.searchsorted(order, key, side="left")
-    high = np.searchsorted(order, key, side="right")
+    differences = d[rows, columns]
+    size = np.abs(differences).astype(np.int64)  # integers below 2**53: exact
+    largest = int(size.max()) + 1 if size.size else 1
+    ranked = np.sort((rows * largest + size) * 2 + (differences > 0))
+    tie = ranked >> 1  # (row, |d|)
+    boundary = np.ones(ranked.shape[0], dtype=bool)
+    boundary[1:] = tie[1:] != tie[:-1]
+    first = np.flatnonzero(boundary)  # each tie group's first place
+    group_sizes = np.diff(np.append(first, ranked.shape[0]))
+    row = tie // largest
     counts = np.bincount(rows, minlength=others.shape[0])
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    ranks = (low + high - 1) / 2.0 - starts[rows] + 1.0
-    positive = np.bincount(rows, weights=ranks * (d[rows, columns] > 0), minlength=others.shape[0])
-    distinct, group_sizes = np.unique(key, return_counts=True)
-    group_rows = (distinct // largest).astype(np.int64)
-    ties = np.bincount(group_rows, weights=group_sizes.astype(float) ** 3 - group_sizes, minlength=others.shape[0])
+    average = first + (group_sizes - 1) / 2.0  # 0-based average place of each group, in the sort
+    ranks = np.repeat(average, group_sizes) - starts[row] + 1.0  # within the row, 1-based
+    positive = np.bincount(row, weights=ranks * (ranked & 1), minlength=others.shape[0])
+    ties = np.bincount(row[first], weights=group_sizes.astype(float) ** 3 - group_sizes, minlength=others.shape[0])
     return [(int(counts[r]), float(positive[r]), float(ties[r])) for r in range(others.shape[0])]
 
 
@@ -361,28 +395,30 @@ def _kemeny_exact(against, preference):
 
 def _kemeny_local(against, preference):
     """Local search: from `preference`, move single submissions to the place that lowers
-    the cost most, until no move does (a Kemeny local optimum, not always the optimum).
-    Moving x from place i to place p changes the cost by the pairs x passes over."""
-    order = list(preference)
-    count = len(order)
+    the cost most, until no move does (a Kemeny local optimum, not always the optimum):
+    the first submission in the order that has a lowering move makes its best one (the
+    first place of the least cost), and the search starts again from the front.
+
+    Moving the submission at place i to place p changes the cost by the pairs it passes
+    over: with G the net costs in the current order (G[i, q]: the cost of order[i]
+    before order[q] less that of after) and P[i, p] = G[i, 0] + ... + G[i, p - 1], by
+    P[i, i] - P[i, p] leftwards (p <= i) and P[i, i] - P[i, p + 1] rightwards (p > i);
+    every place's change for every submission comes from one cumulative sum per move."""
+    order = np.asarray(preference, dtype=np.int64)
+    count = order.shape[0]
     against = np.asarray(against, dtype=np.int64)
     net = against - against.T  # net[x, y]: the cost of x before y less that of y before x
-    improved = True
-    while improved:
-        improved = False
-        for i in range(count):
-            x = order[i]
-            gain = net[x, order]  # x before y instead
-            # moving left to p < i: x passes order[p:i]; right to p > i: order[i+1:p+1] pass x
-            left = np.concatenate((np.cumsum(gain[:i][::-1])[::-1], [0]))  # left[p] for p = 0..i
-            right = np.concatenate(([0], np.cumsum(-gain[i + 1:])))  # right[q] for p = i + q
-            deltas = np.concatenate((left, right[1:]))
-            p = int(np.argmin(deltas))
-            if deltas[p] < 0:
-                order.pop(i)
-                order.insert(p, x)
-                improved = True
-                break
-    placed = np.asarray(order, dtype=np.int64)
-    cost = int(np.triu(against[np.ix_(placed, placed)], 1).sum())
-    return order, cost
+    places = np.arange(count)
+    target = places[None, :] + (places[None, :] > places[:, None])  # the column of P each move reads
+    while count:
+        prefix = np.zeros((count, count + 1), dtype=np.int64)
+        np.cumsum(net[np.ix_(order, order)], axis=1, out=prefix[:, 1:])
+        deltas = prefix[places, places][:, None] - np.take_along_axis(prefix, target, axis=1)
+        movers = np.flatnonzero(deltas.min(axis=1) < 0)
+        if not movers.size:
+            break
+        i = int(movers[0])
+        p = int(np.argmin(deltas[i]))
+        order = np.insert(np.delete(order, i), p, order[i])
+    cost = int(np.triu(against[np.ix_(order, order)], 1).sum())
+    return order.tolist(), cost

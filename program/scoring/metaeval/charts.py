@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..charts import AXIS, GRID, MUTED, TEXT, Axes, Svg, escape, forest, nice_ticks, shorten, text_width
+from ..charts import AXIS, GRID, MUTED, RECT, TEXT, Axes, Svg, _n, escape, forest, nice_ticks, shorten, text_width
 
 __all__ = ["forest", "blob", "podium", "significance_map", "violin", "dot_box", "heatmap", "style", "MAP_LIMIT",
            "MIN_WIDTH"]
@@ -281,7 +281,8 @@ def dot_box(names, rows, title, axis_label, y_range, cap=300):
         jitter = ((np.arange(shown.size) * 0.6180339887) % 1.0 - 0.5) * 0.5 * min(column, 40.0)
         svg.add('<g fill="%s" fill-opacity="0.45"><title>%s: %d cases</title>%s</g>' % (
             PALETTE[0], escape(names[s]), values.size, "".join(
-                '<circle cx="%.1f" cy="%.1f" r="1.8"/>' % (x + j, axes.y(v)) for j, v in zip(jitter, shown))))
+                '<circle cx="%.1f" cy="%.1f" r="1.8"/>' % point for point in zip((x + jitter).tolist(),
+                                                                                  axes.ys(shown).tolist()))))
         svg.line(x, axes.y(whisker_low), x, axes.y(q1), stroke=TEXT)
         svg.line(x, axes.y(q3), x, axes.y(whisker_high), stroke=TEXT)
         svg.add('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="%s" stroke-width="1.4">'
@@ -311,13 +312,22 @@ def heatmap(names, counts, title, description):
         if ranks <= 20 or (r + 1) % max(1, ranks // 10) == 0 or r == 0:
             svg.text(left - 6, top + cell * (r + 0.5) + 4, "%d" % (r + 1), size=SIZE, anchor="end", fill=MUTED)
     svg.text(14, top + grid_h / 2.0, "rank on a case", size=SIZE, anchor="middle", rotate=-90)
+    # K x K cells (40,000 at 200 submissions): each column's and row's place, each name
+    # and each count's shade formatted once (svg.rect's text, cell by cell)
+    xs = [_n(left + cell * s) for s in range(count)]
+    ys = [_n(top + cell * r) for r in range(ranks)]
+    side = _n(cell)
+    shades = {}
     for s in range(count):
+        label = escape(names[s])
         for r in range(ranks):
             n = counts[s, r]
-            shade = 1.0 - 0.85 * n / peak
-            colour = "#%02x%02x%02x" % (int(255 * shade), int(255 * (0.3 + 0.7 * shade)), 255)
-            svg.rect(left + cell * s, top + cell * r, cell, cell, colour, stroke="#fff",
-                     tooltip="%s, rank %d: %d cases" % (names[s], r + 1, n))
+            if n not in shades:
+                shade = 1.0 - 0.85 * n / peak
+                shades[n] = shade, "#%02x%02x%02x" % (int(255 * shade), int(255 * (0.3 + 0.7 * shade)), 255)
+            shade, colour = shades[n]
+            svg.add(RECT % (xs[s], ys[r], side, side, colour, "#fff",
+                            "<title>%s, rank %d: %d cases</title>" % (label, r + 1, n)))
             if n and cell >= 18 and text_width("%d" % n, 11) < cell - 2:
                 svg.text(left + cell * (s + 0.5), top + cell * (r + 0.5) + 4, "%d" % n, size=11, anchor="middle",
                          fill="#fff" if shade < 0.45 else TEXT)

@@ -196,7 +196,7 @@ def _average_precision(view, statistic, h, weights):
         ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
         w = np.asarray(weights, dtype=np.float64)[None, :]
         true_positives, counts = itemview._weighted_points(w, labels, order, ends)
-        true_positives, counts = true_positives[0], counts[0]
+        true_positives, counts = true_positives[:, 0], counts[:, 0]
     return area(np.asarray(true_positives).tolist(), np.asarray(counts).tolist())
 
 

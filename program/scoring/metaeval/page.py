@@ -45,6 +45,11 @@ def _csv_number(value):
     return "%.10g" % value
 
 
+def _csv_numbers(values):
+    """_csv_number of each float of an array (one format per value, no type test)."""
+    return ["%.10g" % v if math.isfinite(v) else "" for v in np.asarray(values, dtype=np.float64).tolist()]
+
+
 def direction(a, key=None):
     return "lower is better" if a.lower_is_better(key) else "higher is better"
 
@@ -98,13 +103,11 @@ def pairs_csv(analyses):
         if not a.ground_truth:
             continue
         for key, tests in a.tests.items():
-            for index, (i, j) in enumerate(tests.pairs.tolist()):
-                d, low, high = tests.difference[index], tests.low[index], tests.high[index]
-                p, q = _csv_number(tests.p[index]), _csv_number(tests.p_adjusted[index])
-                rows.append([a.label, key, a.names[i], a.names[j], _csv_number(d), _csv_number(low),
-                             _csv_number(high), p, q, tests.test])
-                rows.append([a.label, key, a.names[j], a.names[i], _csv_number(-d), _csv_number(-high),
-                             _csv_number(-low), p, q, tests.test])
+            columns = [_csv_numbers(v) for v in (tests.difference, tests.low, tests.high, -tests.difference,
+                                                 -tests.high, -tests.low, tests.p, tests.p_adjusted)]
+            for (i, j), d, low, high, back, back_low, back_high, p, q in zip(tests.pairs.tolist(), *columns):
+                rows.append([a.label, key, a.names[i], a.names[j], d, low, high, p, q, tests.test])
+                rows.append([a.label, key, a.names[j], a.names[i], back, back_low, back_high, p, q, tests.test])
     return csv_text(PAIRS_HEADER, rows)
 
 

@@ -187,9 +187,15 @@ def _z2(t, v):
 class _Pairs(object):
     """The exact statistics of each pair (computed when a comparison needs them)."""
 
-    def __init__(self, x, exact, strata, sizes, pairs, scaled):
+    def __init__(self, x, exact, strata, sizes, pairs, scaled, observed_sums):
         self.x, self.exact, self.strata, self.sizes, self.pairs = x, exact, strata, sizes, pairs
         self.scaled = scaled
+        self.observed_sums = observed_sums  # (strata, pairs): exact integers where the shares are scaled
+        self.members = [np.flatnonzero(strata == h) for h in range(len(sizes))]
+        self.common = 1  # the least common multiple of the n_h - 1: V times it is a sum of integers
+        for n in sizes:
+            if n > 1:
+                self.common = lcm(self.common, n - 1)
         self.cache = {}
         self.observed = {}
 
@@ -198,8 +204,7 @@ class _Pairs(object):
         if j not in self.cache:
             a, b = self.pairs[j]
             parts = []
-            for h in range(len(self.sizes)):
-                units = np.flatnonzero(self.strata == h)
+            for units in self.members:
                 if self.scaled:
                     d = (self.x[units, a].astype(np.int64) - self.x[units, b].astype(np.int64)).tolist()
                 else:
@@ -210,22 +215,40 @@ class _Pairs(object):
             self.cache[j] = (parts, squares)
         return self.cache[j]
 
+    def squares(self, j):
+        """Per stratum, the exact sum of pair j's squared differences: for scaled shares
+        whose squares sum below 2**62, in one pass of int64 arithmetic."""
+        if self.scaled and ("squares", j) not in self.cache:
+            a, b = self.pairs[j]
+            d = self.x[:, a] - self.x[:, b]  # integers below 2**53: exact
+            largest = float(np.abs(d).max()) if d.size else 0.0
+            if largest * largest * d.size < 2.0 ** 62:
+                d = d.astype(np.int64)
+                self.cache["squares", j] = [int(np.dot(d[units], d[units])) for units in self.members]
+        if ("squares", j) in self.cache:
+            return self.cache["squares", j]
+        return self.differences(j)[1]
+
     def statistic(self, j, signs=None, sums=None):
         """Exact (T, V) of pair j under a sign pattern (None: the observed); sums: the
-        pattern's per-stratum sums of d when they are known exactly (integers)."""
-        parts, squares = self.differences(j)
-        total, variance = 0, Fraction(0)
-        for h, ((units, values), q) in enumerate(zip(parts, squares)):
+        pattern's per-stratum sums of d when they are known exactly (integers). V is
+        summed over the common denominator of its strata (one Fraction)."""
+        if sums is None and signs is None and self.scaled:
+            sums = self.observed_sums[:, j]
+        parts = None if sums is not None else self.differences(j)[0]
+        total, numerator = 0, 0
+        for h, q in enumerate(self.squares(j)):
             if sums is not None:
                 s = int(sums[h])
             elif signs is None:
-                s = sum(values, 0)
+                s = sum(parts[h][1], 0)
             else:
+                units, values = parts[h]
                 s = sum((v if signs[u] > 0 else -v for u, v in zip(units, values)), 0)
             total += s
             n = self.sizes[h]
-            variance += Fraction(n * q - s * s, n - 1) if n > 1 else Fraction(q)
-        return total, variance
+            numerator += self.common // (n - 1) * (n * q - s * s) if n > 1 else self.common * q
+        return total, Fraction(numerator, self.common)
 
     def z2(self, j, signs=None, sums=None):
         if signs is not None or sums is not None:
@@ -307,17 +330,8 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     # (each float share within 2**-53 of its exact value, each d, sum and square adding at
     # most 2**-53 of its magnitude; nothing where the shares are exact integers), and
     # dq_h, the same for Q_h.
-    d = xk[:, upper[0]] - xk[:, upper[1]] if m else np.zeros((kept.size, 0))
     unit = 2.0 ** -53
-    represented = 0.0 if scaled else 2 * unit
-    s_obs, q, abs_d, eps, dq = (np.zeros((strata_count, m)) for _ in range(5))
-    for h in range(strata_count):
-        rows = d[hk == h]
-        e_u = represented * (np.abs(xk[hk == h][:, upper[0]]) + np.abs(xk[hk == h][:, upper[1]]))
-        s_obs[h], q[h], abs_d[h] = rows.sum(axis=0), (rows * rows).sum(axis=0), np.abs(rows).sum(axis=0)
-        count = rows.shape[0]
-        eps[h] = e_u.sum(axis=0) + (0.0 if scaled else count * unit * abs_d[h])
-        dq[h] = (2 * np.abs(rows) * e_u + e_u * e_u).sum(axis=0) + count * unit * q[h]
+    s_obs, q, abs_d, eps, dq = _observed(xk, hk, strata_count, upper, scaled, unit)
     t_obs = s_obs.sum(axis=0)
     eps_t = eps.sum(axis=0)
     centred = (n_h > 1)[:, None] & (not pooled)
@@ -334,32 +348,44 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     v_abs = np.where(centred, (n_h[:, None] * q + abs_d * abs_d) / divisor, q).sum(axis=0)
     e_v = dq_v + np.where(centred, (2 * abs_d * eps + eps * eps) / divisor, 0.0).sum(axis=0) + 8 * unit * v_abs
 
-    def z2_with_error(s):
-        """Z^2 of per-stratum sums s (..., strata, m), a bound on its rounding error ((error
-        of T^2 + Z^2 x error of V) / V, times the safety factor), and T."""
-        t = s.sum(axis=-2)
-        if pooled or not inverse.any():
-            v = np.broadcast_to(constant, t.shape)
+    def z2_with_error(t, squares, constants):
+        """Z^2 of sums t (pairs along the first axis) whose per-stratum sums have the
+        weighted squares `squares` (sum_h S_h^2 / (n_h - 1) over the centred strata, or
+        None), a bound on its rounding error ((error of T^2 + Z^2 x error of V) / V, times
+        the safety factor). constants: V's constant, e_T and e_V of those pairs, shaped
+        against t, and which of them are null."""
+        constant_t, e_t_t, e_v_t, null_t = constants
+        if squares is None:
+            v = np.broadcast_to(constant_t, t.shape)
         else:
-            v = constant - np.einsum("...hm,h->...m", s * s, inverse)
+            v = constant_t - squares
             np.maximum(v, 0.0, out=v)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t2 = t * t
             z2 = t2 / v
             z2[t == 0] = 0.0
-            error = safety * (2 * np.abs(t) * e_t + e_t * e_t + 2 * unit * t2 + z2 * e_v) / v
+            # safety (2 |T| e_T + e_T^2 + 2 u T^2 + Z^2 e_V) / V, in place on two arrays
+            error = np.abs(t)
+            error *= 2 * safety * e_t_t
+            error += safety * e_t_t * e_t_t
+            t2 *= 2 * unit * safety
+            error += t2
+            error += np.multiply(z2, safety * e_v_t, out=t2)
+            error /= v
         error[v <= 0] = np.inf
-        error[..., null] = 0.0
-        return z2, error, t
+        error[null_t] = 0.0
+        return z2, error
 
-    exact_pairs = _Pairs(x, exact_units, unit_strata, sizes, pairs, scaled)
+    weighted = not pooled and inverse.any()
+    exact_pairs = _Pairs(x, exact_units, unit_strata, sizes, pairs, scaled, s_obs)
     # Pairs whose shares are exactly equal everywhere: Z = Z* = 0 exactly, no rounding.
     null = np.zeros(m, dtype=bool)
     for j in np.flatnonzero(abs_d.sum(axis=0) == 0 if m else np.zeros(0, dtype=bool)).tolist():
         null[j] = scaled or exact_pairs.null(j)
     bound_t = safety * (eps_t + unit * strata_count * np.abs(s_obs).sum(axis=0))  # the rounding of T
 
-    z2_obs, e_obs, _ = z2_with_error(s_obs)
+    z2_obs, e_obs = z2_with_error(t_obs, np.einsum("hm,h->m", s_obs * s_obs, inverse) if weighted else None,
+                                  (constant, e_t, e_v, null))
     # The observed statistic exactly where its float could be far off (V about 0).
     for j in np.flatnonzero(~np.isfinite(e_obs) | (e_obs >= np.maximum(z2_obs, 1e-300))).tolist():
         value = exact_pairs.z2(j)
@@ -367,22 +393,46 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
         z2_obs[j] = np.inf if infinite else float(value)
         e_obs[j] = 0.0 if infinite else 2.0 ** -50 * z2_obs[j]
     order = _exact_order(z2_obs, e_obs, exact_pairs)
-    sorted_z2, sorted_e = z2_obs[order], e_obs[order]
+    # The patterns' statistics are arrays (pairs, patterns), the pairs in increasing order
+    # of the observed Z^2 (`rising`): the maximum over the pairs from one onwards in
+    # `order`, the max-T step's, is then a running maximum down the rows; a pair's own
+    # threshold is on its row. A pattern's sums are gathered a pair's row at a time.
+    rising = order[::-1].copy()
+    a, b = upper[0][rising], upper[1][rising]
+    column = (slice(None), None)
+    constants = (constant[rising][column], e_t[rising][column], e_v[rising][column], null[rising])
+    low_threshold = (z2_obs[rising] - e_obs[rising])[column]
+    high_threshold = (z2_obs[rising] + e_obs[rising])[column]
+    members = [np.flatnonzero(hk == h) for h in range(strata_count)]
 
     chunks, exhaustive, total = sign_patterns(kept.size, draws, seed, m)
     hits = np.zeros(m, dtype=np.int64)
     hits_max = np.zeros(m, dtype=np.int64)
-    rows_per_block = max(1, 4000000 // max(1, m * strata_count))
+    width = max(1, 1000000 // max(1, m))  # patterns at a time
     for signs in chunks():
-        per_stratum = np.stack([signs[:, hk == h].dot(xk[hk == h]) for h in range(strata_count)], axis=1)
-        for start in range(0, signs.shape[0], rows_per_block):
-            block = per_stratum[start:start + rows_per_block]  # (rows, strata, K)
-            s = block[:, :, upper[0]] - block[:, :, upper[1]]
-            z2, error, _ = z2_with_error(s)
-            pattern = _Patterns(signs[start:start + rows_per_block], kept, units_all, s if scaled else None)
-            hits += _count_own(z2, error, z2_obs, e_obs, pattern, exact_pairs)
-            hits_max[order] += _count_max(z2[:, order], error[:, order], sorted_z2, sorted_e, order, pattern,
-                                          exact_pairs)
+        # per stratum, each submission's sum of its shares under each pattern: (K, patterns)
+        sums = [np.ascontiguousarray(signs[:, u].dot(xk[u]).T) for u in members]
+        for start in range(0, signs.shape[0], width):
+            block = [part[:, start:start + width] for part in sums]
+            t, squares = None, None
+            for h, part in enumerate(block):
+                s_h = np.take(part, a, axis=0) - np.take(part, b, axis=0)
+                t = s_h if t is None else t + s_h  # the strata summed in order, as s.sum(axis=-2)
+                if weighted and inverse[h]:
+                    square = s_h * s_h * inverse[h]
+                    squares = square if squares is None else squares + square
+            z2, error = z2_with_error(t, squares, constants)
+            pattern = _Patterns(signs[start:start + width], kept, units_all, block if scaled else None)
+            with np.errstate(invalid="ignore"):  # infinite Z*^2 and error: neither above nor below
+                low, high = z2 - error, z2 + error
+                above, below = low > high_threshold, high < low_threshold
+            hits[rising] += _count_own(above, below, pattern, exact_pairs, rising, a, b)
+            with np.errstate(invalid="ignore"):
+                np.maximum.accumulate(low, axis=0, out=low)
+                np.maximum.accumulate(high, axis=0, out=high)
+                above, below = low > high_threshold, high < low_threshold
+            hits_max[rising] += _count_max(above, below, z2, error, low_threshold[:, 0], pattern, exact_pairs, rising,
+                                           a, b)
     if exhaustive:
         p, p_max = hits / float(total), hits_max / float(total)
     else:
@@ -390,6 +440,40 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     p_max[order] = np.minimum(1.0, np.maximum.accumulate(p_max[order]))
     difference = np.array([_difference(exact_pairs, exact_units, j, t_obs[j], bound_t[j]) for j in range(m)])
     return pairs, difference, np.minimum(1.0, p), p_max, total, exhaustive
+
+
+def _observed(xk, hk, strata_count, upper, scaled, unit, cells=2000000):
+    """(S, Q, sum |d|, eps, dq) of paired_randomisation, each (strata, pairs): per stratum
+    and pair the observed sum of the differences d, their squares' sum, the sum of their
+    sizes, and the bounds of the rounding of S and Q; `cells` differences at a time.
+
+    The floats are those of one array of every pair's differences: numpy sums the columns
+    of a C-ordered array over the units in order, and a column alone (contiguous)
+    pairwise, so the chunks hold two pairs or more (unless there is one pair), in C order.
+    Shares that are exact integers (scaled) carry no error of their own."""
+    m = upper[0].shape[0]
+    represented = 0.0 if scaled else 2 * unit
+    s_obs, q, abs_d, eps, dq = (np.zeros((strata_count, m)) for _ in range(5))
+    members = [xk[hk == h] for h in range(strata_count)]
+    step = max(2, cells // max(1, xk.shape[0]))
+    starts = list(range(0, m, step))
+    if len(starts) > 1 and m - starts[-1] == 1:  # the last pair joins the chunk before it
+        starts.pop()
+    for start, end in zip(starts, starts[1:] + [m]):
+        a, b = upper[0][start:end], upper[1][start:end]
+        for h, x in enumerate(members):
+            rows = np.ascontiguousarray(x[:, a] - x[:, b])
+            sizes = np.abs(rows)
+            s_obs[h, start:end], q[h, start:end] = rows.sum(axis=0), (rows * rows).sum(axis=0)
+            abs_d[h, start:end] = sizes.sum(axis=0)
+            count = rows.shape[0]
+            if scaled:
+                dq[h, start:end] = count * unit * q[h, start:end]
+                continue
+            e_u = represented * (np.abs(x[:, a]) + np.abs(x[:, b]))
+            eps[h, start:end] = e_u.sum(axis=0) + count * unit * abs_d[h, start:end]
+            dq[h, start:end] = (2 * sizes * e_u + e_u * e_u).sum(axis=0) + count * unit * q[h, start:end]
+    return s_obs, q, abs_d, eps, dq
 
 
 def _difference(exact_pairs, exact_units, j, t, bound):
@@ -428,50 +512,51 @@ def _exact_order(z2, error, exact_pairs):
 
 
 class _Patterns(object):
-    """A block of sign patterns, for the exact comparisons: exact_z2(row, j) gives pair j's
-    exact Z*^2 under pattern `row` (from its per-stratum sums when they are exact
-    integers, else from the signs over every unit, left-out units +1)."""
+    """A block of sign patterns, for the exact comparisons: exact_z2(pattern, j, a, b)
+    gives pair j's (submissions a and b) exact Z*^2 under one pattern of the block (from
+    its per-stratum sums when they are exact integers: `sums`, per stratum the (K,
+    patterns) sums of the submissions' shares; else from the signs over every unit,
+    left-out units +1)."""
 
     def __init__(self, signs, kept, units, sums):
         self.signs, self.kept, self.units, self.sums = signs, kept, units, sums
 
-    def exact_z2(self, exact_pairs, row, j):
+    def exact_z2(self, exact_pairs, pattern, j, a, b):
         if self.sums is not None:
-            return exact_pairs.z2(j, sums=self.sums[row, :, j])
+            return exact_pairs.z2(j, sums=[part[a, pattern] - part[b, pattern] for part in self.sums])
         full = np.ones(self.units, dtype=np.int64)
-        full[self.kept] = self.signs[row].astype(np.int64)
+        full[self.kept] = self.signs[pattern].astype(np.int64)
         differ = full[exact_pairs.units(j)]
         if differ.size == 0 or (differ == differ[0]).all():  # the observed pattern or its mirror
             return exact_pairs.z2(j)
         return exact_pairs.z2(j, signs=full)
 
 
-def _count_own(z2, error, z2_obs, e_obs, patterns, exact_pairs):
-    """Per pair, the patterns of the block whose |Z*| reaches the observed |Z|."""
-    with np.errstate(invalid="ignore"):
-        above = (z2 - error) > (z2_obs + e_obs)[None, :]
-        below = (z2 + error) < (z2_obs - e_obs)[None, :]
-    counts = np.count_nonzero(above, axis=0)
-    for row, j in zip(*np.nonzero(~above & ~below)):
-        counts[j] += patterns.exact_z2(exact_pairs, row, j) >= exact_pairs.z2(j)
+def _count_own(above, below, patterns, exact_pairs, pairs, a, b):
+    """Per position of `pairs` (the rows), the patterns of the block (the columns) whose
+    |Z*| reaches the pair's observed |Z|: certainly (above), or decided exactly where
+    neither above nor below (the two are never both true)."""
+    counts = np.count_nonzero(above, axis=1)
+    for position, pattern in zip(*np.nonzero(above == below)):
+        j = pairs[position]
+        counts[position] += patterns.exact_z2(exact_pairs, pattern, j, a[position], b[position]) >= exact_pairs.z2(j)
     return counts
 
 
-def _count_max(z2, error, sorted_z2, sorted_e, order, patterns, exact_pairs):
-    """Per position j of `order`, the patterns of the block whose largest |Z*| over the
-    positions j, j+1, ... reaches |Z_(j)|."""
-    with np.errstate(invalid="ignore"):
-        low = np.maximum.accumulate((z2 - error)[:, ::-1], axis=1)[:, ::-1]
-        high = np.maximum.accumulate((z2 + error)[:, ::-1], axis=1)[:, ::-1]
-        above = low > (sorted_z2 + sorted_e)[None, :]
-        below = high < (sorted_z2 - sorted_e)[None, :]
-    counts = np.count_nonzero(above, axis=0)
-    for row, position in zip(*np.nonzero(~above & ~below)):
-        threshold = sorted_z2[position] - sorted_e[position]
-        observed = exact_pairs.z2(order[position])
-        candidates = position + np.flatnonzero(~(z2[row, position:] + error[row, position:] < threshold))
-        candidates = candidates[np.argsort(-z2[row, candidates], kind="mergesort")].tolist()
-        counts[position] += any(patterns.exact_z2(exact_pairs, row, order[c]) >= observed for c in candidates)
+def _count_max(above, below, z2, error, low_threshold, patterns, exact_pairs, pairs, a, b):
+    """Per position of `pairs` (the rows, increasing observed |Z|), the patterns of the
+    block (the columns) whose largest |Z*| over the positions up to it reaches its
+    observed |Z|: certainly (above, from the running maxima of the lower bounds), or
+    decided exactly where neither above nor below, among the candidates whose upper bound
+    reaches the threshold, the largest float first."""
+    counts = np.count_nonzero(above, axis=1)
+    for position, pattern in zip(*np.nonzero(above == below)):
+        observed = exact_pairs.z2(pairs[position])
+        reach = z2[:position + 1, pattern] + error[:position + 1, pattern]
+        candidates = np.flatnonzero(~(reach < low_threshold[position]))
+        candidates = candidates[np.argsort(-z2[candidates, pattern], kind="mergesort")].tolist()
+        counts[position] += any(patterns.exact_z2(exact_pairs, pattern, pairs[c], a[c], b[c]) >= observed
+                                for c in candidates)
     return counts
 
 
