@@ -103,12 +103,10 @@ def write_views(outdir, count, seed=3):
 # (analysis.analyse's a.seconds) summed over the tracks, and the rest (start-up, reading the
 # views, the report and its files) as what the whole run took beyond them.
 _BREAKDOWN = """
-import io, json, os, sys, time
+import io, json, sys, time
 start = time.perf_counter()
-for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(name, "1")  # as compare.py
 sys.path.insert(0, sys.argv[1])
-from scoring.metaeval import cli
+from scoring.metaeval import cli  # the scoring package sets one BLAS thread, as for compare.py
 args = cli.parse(["--scored", "--out"] + sys.argv[2:])
 parts = {}
 for a in cli.compare(args, cli.submission_names(args), io.StringIO()):
