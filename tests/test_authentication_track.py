@@ -308,14 +308,21 @@ def test_extra_names_are_a_warning_and_scored(tmp_path):
     assert "Pizan_distances.csv lists 1 names" in run.stderr
 
 
+def resubmitted(tmp_path, phase, subset, names, predictions, distances):
+    """The run (scored in out2) of the phase with the subset's labels and distances written
+    again under `names`."""
+    write_file(phase / "res" / (subset + "_labels.csv"), labels_csv(names, predictions))
+    write_file(phase / "res" / (subset + "_distances.csv"), distances_csv(names, distances))
+    run = run_scorer(phase, tmp_path / "out2")
+    assert run.status == 0, run.stderr
+    return run
+
+
 def test_extension_less_fallback(tmp_path):
     phase = make_phase(tmp_path)
     expected = score(tmp_path, phase).scores()
-    jpg = [n.replace(".JPG", ".jpg") for n in TASSO]
-    write_file(phase / "res" / "Tasso_labels.csv", labels_csv(jpg, TASSO_PRED))
-    write_file(phase / "res" / "Tasso_distances.csv", distances_csv(jpg, TASSO_DISTANCES))
-    run = run_scorer(phase, tmp_path / "out2")
-    assert run.status == 0, run.stderr
+    run = resubmitted(tmp_path, phase, "Tasso", [n.replace(".JPG", ".jpg") for n in TASSO], TASSO_PRED,
+                      TASSO_DISTANCES)
     assert run.scores() == expected
     assert "Tasso_labels.csv: 4 names matched without their extension" in run.stderr
 
@@ -333,10 +340,7 @@ def test_names_typed_decomposed_match_the_composed_ground_truth(tmp_path):
     write_file(phase / "res" / "Pizan_labels.csv", labels_csv(accented, PIZAN_PRED))
     write_file(phase / "res" / "Pizan_distances.csv", distances_csv(accented, PIZAN_DISTANCES))
     expected = score(tmp_path, phase).scores()
-    write_file(phase / "res" / "Pizan_labels.csv", labels_csv(decomposed, PIZAN_PRED))
-    write_file(phase / "res" / "Pizan_distances.csv", distances_csv(decomposed, PIZAN_DISTANCES))
-    run = run_scorer(phase, tmp_path / "out2")
-    assert run.status == 0, run.stderr
+    run = resubmitted(tmp_path, phase, "Pizan", decomposed, PIZAN_PRED, PIZAN_DISTANCES)
     assert run.scores() == expected
     assert "Pizan_labels.csv: 4 names matched in their composed Unicode form" in run.stderr
 
