@@ -408,7 +408,7 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     chunks, exhaustive, total = sign_patterns(kept.size, draws, seed, m)
     hits = np.zeros(m, dtype=np.int64)
     hits_max = np.zeros(m, dtype=np.int64)
-    width = max(1, 1000000 // max(1, m))  # patterns at a time
+    width = max(1, 250000 // max(1, m))  # patterns at a time: arrays of 2 MB, which the caches hold
     for chunk in chunks():
         for start in range(0, chunk.shape[0], width):
             signs = chunk[start:start + width]
