@@ -342,7 +342,7 @@ def _significance(a, views, options):
         a.tests[key] = tests
 
 
-def _pair_intervals(samples, keys, pairs, difference, df, bounds, chunk=2000):
+def _pair_intervals(samples, keys, pairs, difference, df, bounds, chunk=500):
     """Paired bootstrap interval of each difference a - b, the share of resamples where the
     first is strictly better (and the second; exact, from the resamples' keys), and the
     effect size: difference / bootstrap SD."""

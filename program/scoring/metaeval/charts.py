@@ -313,21 +313,19 @@ def heatmap(names, counts, title, description):
             svg.text(left - 6, top + cell * (r + 0.5) + 4, "%d" % (r + 1), size=SIZE, anchor="end", fill=MUTED)
     svg.text(14, top + grid_h / 2.0, "rank on a case", size=SIZE, anchor="middle", rotate=-90)
     # K x K cells (40,000 at 200 submissions): each column's and row's place, each name
-    # and each count's shade formatted once (svg.rect's text, cell by cell)
+    # and each count's shade formatted once, a cell one format (svg.rect's text)
     xs = [_n(left + cell * s) for s in range(count)]
     ys = [_n(top + cell * r) for r in range(ranks)]
-    side = _n(cell)
+    template = RECT % ("%s", "%s", _n(cell), _n(cell), "%s", "#fff", "<title>%s, rank %d: %d cases</title>")
     shades = {}
-    for s in range(count):
+    for s, row in enumerate(counts.tolist()):
         label = escape(names[s])
-        for r in range(ranks):
-            n = counts[s, r]
+        for r, n in enumerate(row):
             if n not in shades:
                 shade = 1.0 - 0.85 * n / peak
                 shades[n] = shade, "#%02x%02x%02x" % (int(255 * shade), int(255 * (0.3 + 0.7 * shade)), 255)
             shade, colour = shades[n]
-            svg.add(RECT % (xs[s], ys[r], side, side, colour, "#fff",
-                            "<title>%s, rank %d: %d cases</title>" % (label, r + 1, n)))
+            svg.add(template % (xs[s], ys[r], colour, label, r + 1, n))
             if n and cell >= 18 and text_width("%d" % n, 11) < cell - 2:
                 svg.text(left + cell * (s + 0.5), top + cell * (r + 0.5) + 4, "%d" % n, size=11, anchor="middle",
                          fill="#fff" if shade < 0.45 else TEXT)

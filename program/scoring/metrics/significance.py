@@ -408,21 +408,21 @@ def paired_randomisation(contributions, draws=DEFAULT_PATTERNS, seed=0, strata=N
     chunks, exhaustive, total = sign_patterns(kept.size, draws, seed, m)
     hits = np.zeros(m, dtype=np.int64)
     hits_max = np.zeros(m, dtype=np.int64)
-    width = max(1, 1000000 // max(1, m))  # patterns at a time
-    for signs in chunks():
-        # per stratum, each submission's sum of its shares under each pattern: (K, patterns)
-        sums = [np.ascontiguousarray(signs[:, u].dot(xk[u]).T) for u in members]
-        for start in range(0, signs.shape[0], width):
-            block = [part[:, start:start + width] for part in sums]
-            t, squares = None, None
-            for h, part in enumerate(block):
-                s_h = np.take(part, a, axis=0) - np.take(part, b, axis=0)
-                t = s_h if t is None else t + s_h  # the strata summed in order, as s.sum(axis=-2)
+    width = max(1, 250000 // max(1, m))  # patterns at a time: arrays of 2 MB, which the caches hold
+    for chunk in chunks():
+        for start in range(0, chunk.shape[0], width):
+            signs = chunk[start:start + width]
+            t, squares, sums = None, None, []
+            for h, u in enumerate(members):
+                # each submission's sum of its shares in the stratum under each pattern: (K, patterns)
+                sums.append(np.ascontiguousarray(signs[:, u].dot(xk[u]).T))
+                s_h = np.take(sums[h], a, axis=0) - np.take(sums[h], b, axis=0)
+                t = s_h if t is None else t + s_h  # the strata summed in order
                 if weighted and inverse[h]:
                     square = s_h * s_h * inverse[h]
                     squares = square if squares is None else squares + square
             z2, error = z2_with_error(t, squares, constants)
-            pattern = _Patterns(signs[start:start + width], kept, units_all, block if scaled else None)
+            pattern = _Patterns(signs, kept, units_all, sums if scaled else None)
             with np.errstate(invalid="ignore"):  # infinite Z*^2 and error: neither above nor below
                 low, high = z2 - error, z2 + error
                 above, below = low > high_threshold, high < low_threshold
