@@ -162,7 +162,7 @@ class ItemView(object):
         self.decision, self.truth, self.unit = decision, truth, unit
         self.denominators = dict(denominators or {})
         self.missing = missing
-        self.memo = {}  # what aggregate computed once from the columns (see ranking_counts)
+        self.memo = {}  # what is computed once from the columns (ranking_counts, exact values, digests)
         n = int(self.sizes.sum())
         if isinstance(items, StrataItems) and [len(part) for part in items.parts] != self.sizes.tolist():
             raise ValueError("an item view given its items per stratum needs one list per stratum")

@@ -15,6 +15,7 @@ corrections vanish. The seeded coverage simulation of tests/test_metaeval_covera
 checks 93%-97% coverage at the sizes of the tracks.
 """
 
+import functools
 import json
 from collections import OrderedDict
 
@@ -247,6 +248,7 @@ def degrees_of_freedom(view, key=None):
     return int(view.block.shape[0] - np.unique(view.block).shape[0])
 
 
+@functools.lru_cache(maxsize=None)  # a pure function of two numbers, asked for every chunk of pairs
 def critical_value(df, level=LEVEL):
     """t(level, df), the two-sided critical value; z(level) without degrees of freedom."""
     q = 1 - (1 - level) / 2

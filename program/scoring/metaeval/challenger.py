@@ -288,8 +288,8 @@ def _signed_ranks_distinct(task, i, others):
     with np.errstate(invalid="ignore"):  # NaN (a case left out) decides nothing: that pair goes the exact way
         certain = (task.present[i][None, :] & task.present[others] & (size > width * scale)).all(axis=1) \
             & (gaps > width * np.maximum(1.0, ordered[:, 1:])).all(axis=1)
-    ranks = np.argsort(np.argsort(size, axis=1), axis=1) + 1.0
-    positive = np.where(values > 0, ranks, 0.0).sum(axis=1)  # sums of integers: exact in any order
+        ranks = np.argsort(np.argsort(size, axis=1), axis=1) + 1.0
+        positive = np.where(values > 0, ranks, 0.0).sum(axis=1)  # sums of integers: exact in any order
     n = values.shape[1]
     return [(n, float(positive[r]), 0.0) if certain[r] else _signed_ranks(task, i, int(others[r]))
             for r in range(others.shape[0])]
