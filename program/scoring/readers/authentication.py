@@ -198,10 +198,8 @@ def read_merged_labels(path, shown, subsets):
 
 def check_memory(n, itemsize, shown):
     needed = n * n * itemsize
-    if needed < memory.ALWAYS_FITS:
-        return
-    available = memory.available_memory()
-    if available is not None and needed > available * 0.8:
+    if not memory.fits(needed):
+        available = memory.available_memory()
         raise SubmissionError(
             "%s is a %d x %d matrix that needs %.1f GB of memory but the scoring machine has %.1f GB free; "
             "submit it as %s_distances.npz with float32 distances, or check its size."
@@ -344,7 +342,7 @@ def _read_stored_member(path, archive, key):
         return None
     if info.compress_type != zipfile.ZIP_STORED:
         return None
-    with open(path, "rb", buffering=0) as stream:
+    with open(path, "rb") as stream:
         stream.seek(info.header_offset)
         local = stream.read(30)
         if len(local) != 30 or local[:4] != b"PK\x03\x04":
