@@ -92,7 +92,7 @@ def kinds_of_files(submission):
     found = {}
     for entry in submission.index.entries:
         for name, looks_like in kinds:
-            if looks_like is not None and looks_like(entry.path, os.path.join(submission.index.res_root, entry.disk)):
+            if looks_like is not None and looks_like(entry.path, os.path.join(submission.res_root, entry.disk)):
                 found.setdefault(name, entry.path)
                 break
     return found
