@@ -241,6 +241,14 @@ def wilcoxon_greater(task, i, j):
     return _greater(*_signed_ranks(task, i, j))
 
 
+def _margins(task, mine, theirs):
+    """(width, margin at each case) of differences of case values: a difference within
+    width x max(1, |mine|, |theirs|) of zero, or of another difference, is decided exactly
+    (width: twice the cases' tolerance and one subtraction's rounding)."""
+    width = 2 * task.cases.tolerance + exact_margin(2)
+    return width, width * np.maximum(1.0, np.maximum(np.abs(mine), np.abs(theirs)))
+
+
 def _signed_ranks(task, i, j):
     """(n, V, sum of t^3 - t over ties) of the cases both i and j have: n nonzero
     differences, V the sum of the average ranks of |d| where d > 0; differences and their
@@ -257,10 +265,9 @@ def _signed_ranks(task, i, j):
             if c not in exact_d:
                 exact_d[c] = task.exact(i, int(both[c])) - task.exact(j, int(both[c]))
             return exact_d[c]
-        width = 2 * task.cases.tolerance + exact_margin(2)
-        scale = np.maximum(1.0, np.maximum(np.abs(task.values[i, both]), np.abs(task.values[j, both])))
+        width, margin = _margins(task, task.values[i, both], task.values[j, both])
         signs = np.sign(d)
-        for c in np.flatnonzero(np.abs(d) <= width * scale).tolist():
+        for c in np.flatnonzero(np.abs(d) <= margin).tolist():
             value = difference(c)
             signs[c] = (value > 0) - (value < 0)
         size_keys = exact.order_keys(np.abs(d), lambda c: abs(difference(c)), width)
@@ -281,12 +288,11 @@ def _signed_ranks_distinct(task, i, others):
     in one sort of the row, ties none; the other pairs go to _signed_ranks."""
     values = task.values[i][None, :] - task.values[others]
     size = np.abs(values)
-    width = 2 * task.cases.tolerance + exact_margin(2)
-    scale = np.maximum(1.0, np.maximum(np.abs(task.values[i])[None, :], np.abs(task.values[others])))
+    width, margin = _margins(task, task.values[i][None, :], task.values[others])
     ordered = np.sort(size, axis=1)
     gaps = ordered[:, 1:] - ordered[:, :-1]
     with np.errstate(invalid="ignore"):  # NaN (a case left out) decides nothing: that pair goes the exact way
-        certain = (task.present[i][None, :] & task.present[others] & (size > width * scale)).all(axis=1) \
+        certain = (task.present[i][None, :] & task.present[others] & (size > margin)).all(axis=1) \
             & (gaps > width * np.maximum(1.0, ordered[:, 1:])).all(axis=1)
         ranks = np.argsort(np.argsort(size, axis=1), axis=1) + 1.0
         positive = np.where(values > 0, ranks, 0.0).sum(axis=1)  # sums of integers: exact in any order
