@@ -624,6 +624,19 @@ def test_large_empty_is_a_writable_array_of_its_own():
     assert large.sum() == 2.5 * 1100 * 1000 - 3.5
 
 
+@pytest.mark.skipif(not memory._POPULATE, reason="MAP_POPULATE is Linux's (x86-64, ARM64)")
+def test_large_empty_has_its_pages_before_the_first_write():
+    """A populated map: resident at once (one request to the kernel, no fault per page)."""
+    def resident():
+        with open("/proc/self/statm") as stream:
+            return int(stream.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    before = resident()
+    array = memory.large_empty((6000, 1000), np.float64)  # 48 MB, not yet written
+    assert resident() - before >= 40 * 10 ** 6
+    del array
+
+
 def test_large_empty_beyond_the_address_space_is_a_memory_error():
     code = ("import resource, sys\n"
             "sys.path.insert(0, %r)\n"
