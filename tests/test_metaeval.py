@@ -247,6 +247,10 @@ def test_weighted_average_precision_equals_ap_of_the_repeated_items(seed):
     for row in range(6):
         drawn = np.repeat(np.arange(n), weights[0][row].astype(int))
         assert values[row] == pytest.approx(average_precision(labels[drawn] > 0, confidence[drawn]))
+    # compare.py's draws (bootstrap.Draws) keep each stratum's transpose: the same numbers.
+    draws = bootstrap.Draws(weights)
+    assert np.array_equal(itemview.aggregate(view, draws)["map"], values)
+    assert draws.by_item(0) is draws.by_item(0) and np.array_equal(draws.by_item(0), weights[0].T)
     assert itemview.leaderboard(view)["map"] == average_precision(labels > 0, confidence)
     # Each item drawn once: the weighted path agrees with the leaderboard's.
     assert itemview.aggregate(view, [np.ones((1, n))])["map"][0] == pytest.approx(itemview.leaderboard(view)["map"])

@@ -309,7 +309,8 @@ def _ap_values(view, statistic, weights, h, start, end):
     order = np.argsort(confidence)[::-1]
     ranked = confidence[order]
     ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-    true_positives, counts = _weighted_points(weights[h], labels, order, ends)
+    by_item = weights.by_item(h) if hasattr(weights, "by_item") else weights[h].T
+    true_positives, counts = _weighted_points(by_item, labels, order, ends)
     return _area(true_positives, counts)
 
 
@@ -325,32 +326,31 @@ def ranking_counts(view, statistic, h):
     return view.memo[key]
 
 
-def _weighted_points(w, labels, order, ends):
+def _weighted_points(by_item, labels, order, ends):
     """Cumulative positive and total weights at the operating points that can change AP:
     the points whose group holds a positive, and the point before each (a mixed group's
     trapezoid starts there). A point of negatives only has a precision no higher than the
     point before it, so it never raises the monotone precision of an earlier point; the
-    others are left out. w: (resamples, items) draw counts; returns (true positives,
-    totals), each (points, resamples).
+    others are left out. by_item: (items, resamples) draw counts, an item's draws a row;
+    returns (true positives, totals), each (points, resamples).
 
-    An item's draws are read as one row of w.T; totals are the rows of the items between
-    two kept points (in ranking order) summed, accumulated over the points; positives from
-    a product over the positive items only. The weights are draw counts: every sum is of
-    integers, exact in any order."""
+    Totals are the rows of the items between two kept points (in ranking order) summed,
+    accumulated over the points; positives from a product over the positive items only.
+    The weights are draw counts: every sum is of integers, exact in any order."""
     group_start = np.concatenate(([0], ends[:-1] + 1))
     positive_groups = np.flatnonzero(np.add.reduceat(labels[order], group_start) > 0)
     kept = np.unique(np.concatenate((positive_groups, positive_groups - 1)))
     kept = kept[kept >= 0]
     cut = ends[kept]
+    resamples = by_item.shape[1]
     if not cut.size:
-        return np.zeros((0, w.shape[0])), np.zeros((0, w.shape[0]))
+        return np.zeros((0, resamples)), np.zeros((0, resamples))
     position = np.empty(order.shape[0], dtype=np.int64)
     position[order] = np.arange(order.shape[0])
     positives = np.flatnonzero(labels)
     above = (position[positives][None, :] <= cut[:, None]).astype(np.float64)  # ranked at or above
-    by_item = w.T
     ranked = by_item[order[:cut[-1] + 1]]
-    totals = np.empty((cut.size, w.shape[0]))
+    totals = np.empty((cut.size, resamples))
     start = 0
     for k, end in enumerate((cut + 1).tolist()):
         part = np.add.reduce(ranked[start:end], axis=0)
