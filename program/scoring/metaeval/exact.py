@@ -194,8 +194,8 @@ def _average_precision(view, statistic, h, weights):
         order = np.argsort(confidence)[::-1]
         ranked = confidence[order]
         ends = np.append(np.flatnonzero(ranked[1:] != ranked[:-1]), ranked.shape[0] - 1)
-        w = np.asarray(weights, dtype=np.float64)[None, :]
-        true_positives, counts = itemview._weighted_points(w, labels, order, ends)
+        by_item = np.asarray(weights, dtype=np.float64)[:, None]
+        true_positives, counts = itemview._weighted_points(by_item, labels, order, ends)
         true_positives, counts = true_positives[:, 0], counts[:, 0]
     return area(np.asarray(true_positives).tolist(), np.asarray(counts).tolist())
 
