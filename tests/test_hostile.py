@@ -421,6 +421,19 @@ def test_a_failure_between_the_two_score_files_leaves_neither(tmp_path, monkeypa
     assert sorted(os.listdir(str(tmp_path))) == []
 
 
+def test_output_files_have_the_permissions_open_gives(tmp_path):
+    """The page and the scores are written under a temporary name, then renamed; the files
+    read as any file the user makes does (the umask's), not as mkstemp's owner-only ones."""
+    output = str(tmp_path / "out")
+    os.makedirs(output)
+    report.write_outputs(output, {"uar": 0.5}, [], [])
+    with open(str(tmp_path / "plain"), "w"):
+        pass
+    expected = stat.S_IMODE(os.stat(str(tmp_path / "plain")).st_mode)
+    for name in ("scores.txt", "scores.json", "detailed_results.html"):
+        assert stat.S_IMODE(os.stat(os.path.join(output, name)).st_mode) == expected, name
+
+
 # ------------------------------------------------------------ wrong scores
 
 

@@ -110,10 +110,13 @@ def write_scores(output, scores):
 
 
 def _write_temporary(directory, data):
-    """A new temporary file in `directory` holding `data`, flushed to the disk."""
+    """A new temporary file in `directory` holding `data`, flushed to the disk, readable as
+    a file made by open() is (mkstemp's are the owner's alone: a page or scores.txt served
+    or read by another user, as an organizer's web server would, was refused)."""
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
         with os.fdopen(handle, "wb") as stream:
+            os.chmod(temporary, 0o666 & ~_umask())
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
