@@ -453,7 +453,7 @@ def line_chart(series, title, x_label, y_label, x_range=(0.0, 1.0), y_range=(0.0
 
 
 def precision_recall(recall, precision, envelope, title, ap=None):
-    """The precision/recall chart of one ranking (SPEC 5).
+    """The precision/recall chart of one ranking (metrics/ranking.py).
 
     recall, precision, envelope: one value per operating point, in ranking order. Grey:
     the raw precision; blue: the monotone precision joined from (0, p*_1) through each

@@ -1,4 +1,4 @@
-"""Stratified bootstrap over test items with a fixed seed (SPEC section 6).
+"""Stratified bootstrap over test items with a fixed seed.
 
 Items are drawn with replacement within their resampling block (the view's `block`: a
 subset and true class, a manuscript, a category and true class), so every stratum keeps
@@ -47,13 +47,6 @@ class Draws(list):
         if h not in self._by_item:
             self._by_item[h] = np.ascontiguousarray(self[h].T)
         return self._by_item[h]
-
-
-def stratum_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-    """draw_weights one stratum after another (the same draws), for a caller that holds
-    one stratum's matrix at a time."""
-    for _, _, weights in weight_chunks(view, resamples, seed):
-        yield weights
 
 
 def weight_chunks(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=None):

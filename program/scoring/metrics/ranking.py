@@ -1,8 +1,8 @@
 """Average precision of a ranking by confidence, ties as one operating point (pure numpy).
 
-Source: seeds/events-track-evaluation.txt (ChaLearn LAP cultural events: "precision
-monotonically decreasing ... the area under this curve ... the trapezoidal rule") and
-SPEC section 5, made exact:
+Source: the evaluation criteria of the ChaLearn LAP 2015 cultural event recognition
+challenge (Escalera et al., ICCV Workshops 2015: "precision monotonically decreasing ...
+the area under this curve ... the trapezoidal rule"), made exact:
 
 - Items are sorted by confidence, descending. Items of equal confidence form one
   operating point: they enter together, so the result never depends on file order.
@@ -25,7 +25,8 @@ the trapezoid interpolates linearly between the two operating points.
 Note: reading p*_i as the maximum over every operating point with r' >= r_i, including
 earlier points of the same recall, would give a different number (ranking +, -, +:
 11/12 instead of VOC's 5/6); the envelope along the curve is the reading under which
-SPEC's "(without ties this equals the PASCAL VOC 2010 AP)" holds.
+"without ties this equals the PASCAL VOC 2010 AP" holds (Everingham et al., IJCV 88,
+2010, and the VOC 2010 devkit).
 """
 
 import numpy as np
@@ -104,7 +105,7 @@ def curve(true_positives, counts, positives):
 
 
 def average_precision(y_true, scores):
-    """AP of SPEC section 5: the trapezoidal rule over the monotone precision, from
+    """AP as defined above: the trapezoidal rule over the monotone precision, from
     (0, p*_1) through every operating point (ties as one point). See the module text."""
     return area_from_counts(*ranked_counts(*_checked(y_true, scores)))
 

@@ -3,7 +3,8 @@ distances between the images of each subset).
 
 Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> result; then
 what the build says of the kind (public items, hints, page texts, error sentences).
-SPEC section 3; seeds/authentication-track-evaluation.txt.
+The metrics are the ICDAR 2026 FalsID competition's (metrics/classification.py,
+metrics/retrieval.py).
 """
 
 import csv

@@ -4,7 +4,8 @@ precision.
 Glue: reader (one file per category) -> AP kernel per category -> mean over the
 categories with a positive image -> result (AP table, precision/recall charts); then what
 the build says of the kind (public items, hints, page texts, error sentences).
-SPEC section 5; seeds/events-track-evaluation.txt.
+The metric is the ChaLearn LAP 2015 cultural event recognition challenge's AP
+(metrics/ranking.py).
 """
 
 import math
