@@ -42,10 +42,9 @@ def _checked(y_true, scores):
     return y_true, scores
 
 
-#: numpy 2 sorts 64-bit integers with SIMD instructions (x86-simd-sort, AVX2 and later):
-#: its quicksort of 30,000 keys takes 0.17 ms, its timsort 1.75 ms. numpy 1.x's quicksort
-#: (an introsort) takes 1.85 ms there, its timsort 1.3 ms (numpy 1.17, Codalab's default).
-#: Sorted values are the same whatever the algorithm, so only the time differs.
+#: The faster sort of each numpy: numpy 2 sorts 64-bit integers with SIMD instructions
+#: (x86-simd-sort) in its quicksort, numpy 1.x's timsort beats its introsort on these keys
+#: (docs/speed-history.md). Sorted values are the same whatever the algorithm.
 _SORT_KIND = "quicksort" if int(np.__version__.split(".")[0]) >= 2 else "stable"
 
 
@@ -54,8 +53,7 @@ def order_keys(scores):
     equal keys (-0.0 and 0.0 included), a larger float a larger key. An IEEE double's
     bits, read as a signed integer, are in its order for positive values and in reverse
     for negative ones, whose bits other than the sign are flipped. Integers sort faster
-    than floats (numpy 1.17: 1.85 ms against 2.3 ms for 30,000; numpy 2.4: 0.17 against
-    0.22 ms)."""
+    than floats on every numpy."""
     bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0
     return bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
 

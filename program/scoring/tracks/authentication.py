@@ -339,7 +339,7 @@ def write_placeholder_labels(track_dir, files):
 
 def per_image_table(subset, y_pred, retrieval, ks):
     shown = {}  # hit values repeat (0, 1 and a few tie probabilities): format each once
-    for h in set(retrieval["hits"].ravel().tolist()):  # numpy.unique of floats would import numpy.ma (50 ms)
+    for h in set(retrieval["hits"].ravel().tolist()):  # numpy.unique of floats would import numpy.ma
         shown[h] = "%.10g" % h
     left_out = [""] * len(ks)
     rows = [[filename, true, predicted, int(true == predicted)] + ([shown[h] for h in hits] if included else left_out)
