@@ -18,6 +18,7 @@ from .. import options as opt
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes, csv_text
 from ..errors import ReferenceDataError, SubmissionError
+from ..files import write_text
 from ..itemview import ItemView, Ratio, leaderboard
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
@@ -359,7 +360,6 @@ def public_items(track):
 
 
 def stand_in_reference(items, directory):
-    from ..public import write_text
 
     for subset in items["subsets"]:
         rows = [[name, i % 2] for i, name in enumerate(subset["images"])]
@@ -367,7 +367,6 @@ def stand_in_reference(items, directory):
 
 
 def dummy_submission(items, directory):
-    from ..public import write_text
 
     for subset in items["subsets"]:
         names = subset["images"]
