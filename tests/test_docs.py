@@ -64,6 +64,7 @@ def _modules():
 MODULES, DEFINED_IN, STRINGS = _modules()
 CONSTANTS = set(n for names in MODULES.values() for n in names if re.match(r"^[A-Z][A-Z0-9_]+$", n))
 TRACKED = set(os.listdir(ROOT))
+TEXTS = "\n".join(STRINGS)
 IGNORED = set(line.strip().rstrip("/") for line in open(os.path.join(ROOT, ".gitignore")) if line.strip())
 #: Names of the platforms' settings that the guides cite (Codabench's and EvalAI's).
 PLATFORM_NAMES = {"MAX_EXECUTION_TIME_LIMIT", "BASE_DIR", "HOST_DIRECTORY", "RERUN_SUBMISSION_LIMIT",
@@ -106,7 +107,8 @@ def _problems(path):
             if attribute not in ("py", "md", "txt", "json", "csv", "yaml", "zip", "html", "tex", "npz", "png") \
                     and attribute not in MODULES[module] and token not in STRINGS:
                 problems.append("name %s" % token)
-        elif re.match(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]+$", token) and token not in CONSTANTS | STRINGS | PLATFORM_NAMES:
+        elif re.match(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]+$", token) and token not in CONSTANTS | PLATFORM_NAMES \
+                and not re.search(r"\b%s\b" % token, TEXTS):
             problems.append("constant %s" % token)
     return problems
 
