@@ -33,6 +33,21 @@ def test_sample_scores_and_outputs(sample_run):
     assert "uar" in scores
 
 
+#: The demo's scores, exact (scores.txt and scores.json of `evaluate.py input output`): a
+#: change of any digit of any score of the demo fails here. When a change of a score is
+#: meant (a metric's definition or the demo's data changed), say why in CHANGELOG.md and
+#: regenerate: .venv/bin/python program/evaluate.py input output &&
+#: cp output/scores.txt tests/golden/demo_scores.txt && cp output/scores.json tests/golden/demo_scores.json
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+
+
+def test_demo_scores_are_the_golden_ones(sample_run):
+    for name in ("scores.txt", "scores.json"):
+        with open(os.path.join(GOLDEN, "demo_" + name), "rb") as golden:
+            with open(os.path.join(sample_run.output, name), "rb") as scored:
+                assert scored.read() == golden.read(), "%s of the demo differs from tests/golden/demo_%s" % (name, name)
+
+
 def test_html_is_self_contained(sample_run):
     page = open(os.path.join(sample_run.output, "detailed_results.html")).read()
     assert "<script" not in page

@@ -16,10 +16,6 @@ import markup
 from scoring import __version__
 from scoring.tracks import require
 
-#: The kit's files that the manual and the README link to.
-KIT_FILES = ("README.md", "MANUAL.md", "evaluation.html", "check_submission.py", "requirements.txt",
-             "public_items.json", "sample_submission/")
-
 #: Sentences of a refusal that every kind shares: (problem, sentence, {name} standing for
 #: what varies, filled from COMMON_VALUES).
 COMMON_ERRORS = [

@@ -11,7 +11,7 @@ import sys
 # One BLAS thread, set here because both entry points (evaluate.py, compare.py) import this
 # package before numpy: the products of the program (the interval's resampled sums, the
 # pixel statistics' thin Gram products) gain nothing from threads, spinning BLAS threads
-# make them 5 to 30 times slower on a busy worker, and a sum split across threads is
+# make them many times slower on a busy worker, and a sum split across threads is
 # rounded as the thread count says, which would make a score depend on the machine.
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")

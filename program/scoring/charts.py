@@ -272,8 +272,7 @@ def visible(xs, ys, limit=None):
     straight runs left out (the line is unchanged), then, where pixel columns hold more
     than four points each on average, only each column's first, lowest, highest and last
     (the line's extent in the column, in order). A precision/recall curve of 30,000
-    images keeps 70 to 90 points (bench_events: the page of 100 such charts is 0.49 MB
-    instead of 1.27 MB, and draws the same pixels). When more than `limit` points remain
+    images keeps under a hundred points and draws the same pixels. When more than `limit` points remain
     (a curve turning within most of its pixel columns), one point a column is kept, the
     column's extreme farther from the point kept before it, so that the line still sweeps
     each column's extent: a chart never holds more points than it has pixels across."""
@@ -453,7 +452,7 @@ def line_chart(series, title, x_label, y_label, x_range=(0.0, 1.0), y_range=(0.0
 
 
 def precision_recall(recall, precision, envelope, title, ap=None):
-    """The precision/recall chart of one ranking (SPEC 5).
+    """The precision/recall chart of one ranking (metrics/ranking.py).
 
     recall, precision, envelope: one value per operating point, in ranking order. Grey:
     the raw precision; blue: the monotone precision joined from (0, p*_1) through each

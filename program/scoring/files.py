@@ -224,6 +224,7 @@ class Submission(object):
         self.base = _keys(base)  # the track's folder in the index
         self.shown_prefix = shown_prefix  # how messages name the base, e.g. 'authentication/'
         self.kind = None  # the kind of the track it is for, set by matching.submission_for
+        self.kinds = {}  # the registry of kinds (name -> module), for hints about other tracks
 
     def _folder(self, parts):
         return self.index.folders.get(self.base + _keys(parts))
@@ -282,3 +283,9 @@ class Submission(object):
             raise SubmissionError(
                 "%s leaves the submission folder or is a link; submit regular files only." % self.name(*parts))
         return full
+
+
+def write_text(path, text):
+    """A UTF-8 text file with LF line ends (the kinds' stand-in and dummy files)."""
+    with open(path, "w", encoding="utf-8", newline="\n") as stream:
+        stream.write(text)

@@ -85,10 +85,8 @@ def inner_zip(submission):
 
 def kinds_of_files(submission):
     """{track kind: an example file} for the files of the submission's index that look like
-    one (each kind's looks_like)."""
-    from .tracks import TRACKS
-
-    kinds = [(name, getattr(TRACKS[name], "looks_like", None)) for name in TRACKS]
+    one (each kind's looks_like, from the registry the submission carries)."""
+    kinds = [(name, getattr(submission.kinds[name], "looks_like", None)) for name in submission.kinds]
     found = {}
     for entry in submission.index.entries:
         for name, looks_like in kinds:
@@ -100,14 +98,12 @@ def kinds_of_files(submission):
 
 def other_track(submission, kind):
     """Files that belong to another kind of track than `kind`, and none of this one."""
-    from .tracks import TRACKS
-
     found = kinds_of_files(submission)
     if not found or kind in found:
         return ""
     other = sorted(found)[0]
     return (" (the submission holds files of the %s track (%s), such as %s: submit them to that track's phase)"
-            % (other, TRACKS[other].FILES, found[other]))
+            % (other, submission.kinds[other].FILES, found[other]))
 
 
 def found_instead(submission, folder, unused):

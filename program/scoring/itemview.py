@@ -1,5 +1,5 @@
 """Each track's per-item view: its items within strata, their per-item terms, and how the
-terms aggregate into every leaderboard score (SPEC section 6).
+terms aggregate into every leaderboard score.
 
 A track builds one ItemView per submission; `aggregate` turns it into the scores that
 evaluate.py writes, and compare.py calls the same function with bootstrap draw counts

@@ -1,7 +1,8 @@
 """The Codalab directory layout: tracks in ref/, their options, regular files only.
 
 A track directory is INPUT/ref itself or a direct sub-directory of it holding a
-track.yaml. The submission mirrors that layout (SPEC section 2): files.py indexes it,
+track.yaml. The submission mirrors that layout (docs/organizers.md, "How a phase is laid
+out"): files.py indexes it,
 matching.py finds each track's files in it.
 """
 

@@ -22,11 +22,13 @@ from .errors import SubmissionError
 from .files import Submission
 
 
-def submission_for(track, index, all_tracks, log):
+def submission_for(track, index, all_tracks, log, kinds):
     """The Submission of `track`: res/<dir>/ or res/, or the one top-level folder of the
-    submission when the participant zipped a folder."""
+    submission when the participant zipped a folder. kinds: the registry (name -> kind
+    module), handed down so that a hint can name files of another kind of track."""
     submission = _submission_for(track, index, all_tracks, log)
     submission.kind = track.kind
+    submission.kinds = kinds
     return submission
 
 

@@ -164,11 +164,9 @@ def large_empty(shape, dtype):
     its own, its pages all given at once (MAP_POPULATE, on Linux). numpy asks the kernel
     for huge pages on large arrays (madvise), and on a busy machine the kernel then
     compacts memory while the array is first written; a shared map (mmap's default) is
-    backed by shmem; and a page given at its first write costs a fault of its own. Writing
-    an 800 MB matrix (the benchmark's CSV, measured on one machine, three runs each):
-    numpy.empty 2.0 to 3.1 s of which 1.9 to 3.0 s system time, a shared map 0.82 to
-    0.86 s, a private map 0.56 to 1.29 s, a populated private map 0.40 to 0.60 s. The
-    caller writes every cell (the peak memory is the same). A map that cannot be made is a
+    backed by shmem; and a page given at its first write costs a fault of its own (the
+    distances CSV's matrix is written several times faster this way: docs/speed-history.md).
+    The caller writes every cell (the peak memory is the same). A map that cannot be made is a
     MemoryError, as numpy's would be."""
     dtype = np.dtype(dtype)
     size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
@@ -187,8 +185,8 @@ def large_empty(shape, dtype):
 def keep_freed_memory():
     """Where the C library is glibc, arrays up to 32 MB, once freed, are reused by the next
     ones instead of being unmapped and mapped again: glibc otherwise gives such blocks back
-    to the system, and every page touched anew costs a page fault (the events phase: 63,000
-    faults instead of 16,000; in lines, about 3 of every 4 faults of a phase). The heap is
+    to the system, and every page touched anew costs a page fault (most of a phase's
+    faults otherwise). The heap is
     trimmed only when more than 128 MB of it is free. The peak memory is the same, since
     freed blocks are taken again before new ones. Forked page workers inherit the setting.
     Elsewhere, nothing."""

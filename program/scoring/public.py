@@ -16,6 +16,7 @@ import json
 import os
 
 from . import layout
+from .files import write_text
 from .tracks import TRACKS, require
 
 FORMAT = 1
@@ -35,12 +36,6 @@ def public_items(ref_root, shown_root="ref"):
 
 def dumps(items):
     return json.dumps(items, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def write_text(path, text):
-    """A UTF-8 text file with LF line ends (the kinds' stand-in and dummy files)."""
-    with open(path, "w", encoding="utf-8", newline="\n") as stream:
-        stream.write(text)
 
 
 def _folders(items, root):

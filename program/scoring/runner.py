@@ -90,7 +90,7 @@ def score_submission(input_dir, log):
     scores = []
     results = []
     for track, module, options, prefix in prepared:
-        submission = matching.submission_for(track, index, all_tracks, log)
+        submission = matching.submission_for(track, index, all_tracks, log, TRACKS)
         log.info("Scoring track %s (%s)." % (track.rel or "at the root of ref/", track.kind))
         result = module.score(track, submission, options, log)
         result.title = track_title(track, options)

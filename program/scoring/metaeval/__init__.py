@@ -1,9 +1,13 @@
-"""Meta-evaluation for organizers (program/compare.py; SPEC section 6): confidence
-intervals, paired significance, ranking without ground truth, comparing protocols.
+"""Meta-evaluation for organizers (program/compare.py): confidence intervals, paired
+significance, rankings as challengeR computes them, ranking without ground truth,
+comparing protocols.
 
+cli.py          compare.py's arguments and its run over the tracks
 submissions.py  unpack and score each submission with the track scorers
-adapters.py     per track: a TrackResult's items -> per-item arrays (track-agnostic from there)
 bootstrap.py    stratified bootstrap of the leaderboard scores and ranks
+exact.py        exact comparisons (equal rational scores share a rank)
 analysis.py     the statistics of one track over all submissions
-charts.py       the report's pictures; page.py: ranking.csv and report.html
+cases.py        challengeR's cases and tasks; challenger.py: its ranking methods
+unlabeled.py    reference data without labels; pixels.py: ground-truth-free pixel statistics
+charts.py       the report's pictures; page.py: ranking.csv, pairs.csv, report.html, LaTeX
 """

@@ -1,4 +1,4 @@
-"""Exact comparisons of scores (SPEC section 6: "scores are compared exactly").
+"""Exact comparisons of scores: equal scores share a rank, whatever their floats.
 
 Every score of a per-item view is a rational function of integers: a Ratio sums per-item
 terms that are integers (counts, 0/1) or fractions with a known denominator (a page's

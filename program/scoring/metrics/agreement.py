@@ -29,8 +29,9 @@ def rank_distance(scores_a, scores_b):
     way in one ranking and the other way in the other costs 1, a pair tied in exactly one
     ranking costs 0.5.
 
-    It reproduces Figure 3 of the paper comparing text-detection evaluation protocols
-    (seeds/paper-comparing-text-detection-evaluation-protocols.txt, section III-B):
+    It reproduces Figure 3 of Dangla, Puybareau, Tochon and Fabrizio, "A first step toward
+    a fair comparison of evaluation protocols for text detection algorithms" (DAS 2018,
+    section III-B):
     a=d>b>c>f>e vs a>b>c>d>e>f costs 3.5. It is not the paper's edit distance in general:
     a=b=c vs a>b>c costs 1.5 here (three pairs tied in one ranking only), 1.0 by the
     paper's operations (two splits of a tied group).

@@ -1,6 +1,7 @@
 """Binary classification metrics from confusion counts (pure numpy, no I/O).
 
-Source: seeds/authentication-track-evaluation.txt and SPEC section 3. The positive
+Source: the evaluation rules of the ICDAR 2026 FalsID competition (binary labels per
+subset, ranked by the mean of the subsets' accuracies). The positive
 class is imitation (1). A ratio whose denominator is 0 is defined as 0 here; callers
 report why.
 """

@@ -1,7 +1,7 @@
 """Ground-truth-free evaluation of binary classifiers against their consensus.
 
 Fedorchuk and Lamiroy, "Binary Classifier Evaluation Without Ground Truth" (ICAPR 2017),
-section IV-A (seeds/paper-binary-classifier-evaluation-without-ground-truth.txt). The
+section IV-A (hal-01680358). The
 paper numbers only equation (1); the formulas below are cited by subsection.
 Everything is computed from sufficient statistics so that pixels are summed once.
 """
@@ -63,6 +63,3 @@ def pseudo_metrics(stats):
     psnr = -np.log(mse)
     return {"precision": precision, "recall": recall, "f_measure": f, "nrm": nrm, "ncc": ncc, "psnr": psnr}
 
-
-PSEUDO_HIGHER_IS_BETTER = {"precision": True, "recall": True, "f_measure": True, "nrm": False,
-                           "ncc": True, "psnr": True}

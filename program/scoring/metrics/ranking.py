@@ -1,8 +1,8 @@
 """Average precision of a ranking by confidence, ties as one operating point (pure numpy).
 
-Source: seeds/events-track-evaluation.txt (ChaLearn LAP cultural events: "precision
-monotonically decreasing ... the area under this curve ... the trapezoidal rule") and
-SPEC section 5, made exact:
+Source: the evaluation criteria of the ChaLearn LAP 2015 cultural event recognition
+challenge (Escalera et al., ICCV Workshops 2015: "precision monotonically decreasing ...
+the area under this curve ... the trapezoidal rule"), made exact:
 
 - Items are sorted by confidence, descending. Items of equal confidence form one
   operating point: they enter together, so the result never depends on file order.
@@ -25,7 +25,8 @@ the trapezoid interpolates linearly between the two operating points.
 Note: reading p*_i as the maximum over every operating point with r' >= r_i, including
 earlier points of the same recall, would give a different number (ranking +, -, +:
 11/12 instead of VOC's 5/6); the envelope along the curve is the reading under which
-SPEC's "(without ties this equals the PASCAL VOC 2010 AP)" holds.
+"without ties this equals the PASCAL VOC 2010 AP" holds (Everingham et al., IJCV 88,
+2010, and the VOC 2010 devkit).
 """
 
 import numpy as np
@@ -41,10 +42,9 @@ def _checked(y_true, scores):
     return y_true, scores
 
 
-#: numpy 2 sorts 64-bit integers with SIMD instructions (x86-simd-sort, AVX2 and later):
-#: its quicksort of 30,000 keys takes 0.17 ms, its timsort 1.75 ms. numpy 1.x's quicksort
-#: (an introsort) takes 1.85 ms there, its timsort 1.3 ms (numpy 1.17, Codalab's default).
-#: Sorted values are the same whatever the algorithm, so only the time differs.
+#: The faster sort of each numpy: numpy 2 sorts 64-bit integers with SIMD instructions
+#: (x86-simd-sort) in its quicksort, numpy 1.x's timsort beats its introsort on these keys
+#: (docs/speed-history.md). Sorted values are the same whatever the algorithm.
 _SORT_KIND = "quicksort" if int(np.__version__.split(".")[0]) >= 2 else "stable"
 
 
@@ -53,8 +53,7 @@ def order_keys(scores):
     equal keys (-0.0 and 0.0 included), a larger float a larger key. An IEEE double's
     bits, read as a signed integer, are in its order for positive values and in reverse
     for negative ones, whose bits other than the sign are flipped. Integers sort faster
-    than floats (numpy 1.17: 1.85 ms against 2.3 ms for 30,000; numpy 2.4: 0.17 against
-    0.22 ms)."""
+    than floats on every numpy."""
     bits = (np.asarray(scores, dtype=np.float64) + 0.0).view(np.int64)  # -0.0 + 0.0 is 0.0
     return bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)
 
@@ -104,7 +103,7 @@ def curve(true_positives, counts, positives):
 
 
 def average_precision(y_true, scores):
-    """AP of SPEC section 5: the trapezoidal rule over the monotone precision, from
+    """AP as defined above: the trapezoidal rule over the monotone precision, from
     (0, p*_1) through every operating point (ties as one point). See the module text."""
     return area_from_counts(*ranked_counts(*_checked(y_true, scores)))
 

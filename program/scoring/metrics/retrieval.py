@@ -1,8 +1,8 @@
 """Top-k retrieval accuracy from a distance matrix, with ties resolved exactly in
 expectation (pure numpy, no I/O).
 
-Source: seeds/authentication-track-evaluation.txt ("Top-k Retrieval Accuracy") and
-SPEC section 3. For query i, the other images are ranked by row i ascending (i is
+Source: the ICDAR 2026 FalsID competition's "Top-k Retrieval Accuracy" (pairwise
+distances within each subset). For query i, the other images are ranked by row i ascending (i is
 excluded by index, never by value). Query i is a hit at k if an image of its class is
 among the k nearest. When images tie at the k-th distance, the k-th place is filled by
 a uniformly random choice among the tied ones; the hit value is the probability of a

@@ -1,4 +1,5 @@
-"""Text-line segmentation kernels (lines track, SPEC section 4; seeds/lines-track-evaluation.txt).
+"""Text-line segmentation kernels of the lines track (the ICDAR 2025 FEST competition's
+evaluation: Pixel IU, Line IU, DR, RA, FM; docs/participants/lines.md defines each).
 
 Pure numpy: label maps in, numbers out. A page's lines are kept as horizontal runs
 of pixels (a few thousand on a FEST page, against 2.7 million pixels), so that after one
@@ -211,7 +212,7 @@ def match_one_to_one(gt, pred, iou):
 
 
 def standard_page(shared, threshold=0.75, match_threshold=0.75):
-    """Line IU, Pixel IU, DR, RA, FM of one page, protocol `standard` (SPEC 4).
+    """Line IU, Pixel IU, DR, RA, FM of one page, protocol `standard`.
 
     shared: the Overlap of ground-truth lines 1..N1 and predicted lines 1..N2.
     Pairs overlapping at all are matched one-to-one, greedily by IoU.
@@ -309,7 +310,7 @@ def fest2025_table(shared, component_labels, n_labels):
 
 
 def fest2025_page(table, n_labels, threshold=0.75, match_threshold=0.75):
-    """The official FEST 2025 script's numbers for one page (SPEC 4, protocol fest2025).
+    """The official FEST 2025 script's numbers for one page (protocol fest2025).
 
     table: rows ground-truth lines 0..N1 (0 background), columns the script's labels
     0..n_labels-1 (fest2025_table). Label 0 is never a line; N2 = n_labels - 1.

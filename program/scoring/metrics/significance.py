@@ -1,6 +1,6 @@
 """Paired significance tests for comparing two submissions on the same test items.
 
-Pure numpy/scipy kernels, no I/O. SPEC section 6.
+Pure numpy/scipy kernels, no I/O.
 """
 
 from fractions import Fraction
@@ -15,7 +15,8 @@ def mcnemar_exact(b, c):
 
     b: items the first got right and the second wrong; c: the other way round.
     p = min(1, 2 * BinomCDF(min(b, c); b + c, 1/2)); p = 1 when b + c = 0 (nothing
-    tells the two apart). SPEC section 6.
+    tells the two apart) (McNemar, Psychometrika 12, 1947; the exact form as in
+    Dietterich, Neural Computation 10, 1998).
     """
     b, c = int(b), int(c)
     if b + c == 0:

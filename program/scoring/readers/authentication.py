@@ -331,8 +331,8 @@ def _refuse_impossible_size(member, shape, dtype, shown, key):
 def _read_stored_member(path, archive, key):
     """The array `key` of an uncompressed .npz (numpy.savez's default) mapped from the file
     itself, copy-on-write: its pages are the kernel's cached pages of the file, neither
-    copied nor zero-filled first (reading the benchmark's 400 MB into a fresh array cost
-    0.5 to 0.65 s of system time per run, mapping it 0.1 s). None when the member is
+    copied nor zero-filled first, which saves most of the system time of a read into a
+    fresh array. None when the member is
     compressed or not a plain .npy, or the file cannot be mapped (the caller then uses
     numpy.load's way). Object arrays are refused as numpy.load refuses them (ValueError),
     and a file that ends inside the array as a short read was (EOFError)."""
@@ -506,7 +506,7 @@ def read_distances_csv(path, shown):
 #: Bytes of rows read at a time by the fixed-width path.
 _BLOCK_BYTES = 1 << 24
 #: Bytes of rows converted at a time: a group stays in the cache while each digit column
-#: is read from it (a 16 MB block read from memory once per digit took twice as long).
+#: is read from it, rather than read from memory once per digit.
 _GROUP_BYTES = 1 << 19
 
 

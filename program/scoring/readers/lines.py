@@ -80,7 +80,7 @@ def ground_truth_pages(track):
 
 
 #: Bytes a decoded page may take per pixel: Pillow's image, the colour keys, the labels
-#: of the components and the overlap table's work arrays (measured: about 40).
+#: of the components and the overlap table's work arrays, with a margin.
 BYTES_PER_PIXEL = 48
 
 

@@ -347,7 +347,7 @@ def strided_rows(buf, starts, width):
                 (np.diff(starts) == stride).all():
             return np.lib.stride_tricks.as_strided(buf[int(starts[0]):], (count, width), (stride, 1))
     # Each row read as one item of a width-byte void type at its start: a gather of whole
-    # rows, 4 to 5 times faster than taking a matrix of byte indices (numpy 1.17 and 2.x).
+    # rows rather than of a matrix of byte indices, which is several times slower.
     rows = np.ndarray(buffer=buf, dtype="V%d" % width, shape=(buf.size - width + 1,), strides=(1,))
     return rows[starts].view(np.uint8).reshape(count, width)
 
@@ -366,8 +366,8 @@ def _one_layout(grid):
         digits[dot[0]] = 0
     if int(digits.max()) > 9:
         return None
-    # Row by row into one array (no BLAS product: with numpy 1.17 one took 10 ms for
-    # 30,000 rows); every partial value is an integer below 10**15, exact.
+    # Row by row into one array (a BLAS product is slower on numpy 1.17); every partial
+    # value is an integer below 10**15, exact.
     value = np.zeros(digits.shape[1])
     for j in range(digits.shape[0]):
         if j not in dot:

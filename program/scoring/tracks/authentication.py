@@ -3,7 +3,8 @@ distances between the images of each subset).
 
 Glue: reader -> confusion counts and top-k kernels -> mean over subsets -> result; then
 what the build says of the kind (public items, hints, page texts, error sentences).
-SPEC section 3; seeds/authentication-track-evaluation.txt.
+The metrics are the ICDAR 2026 FalsID competition's (metrics/classification.py,
+metrics/retrieval.py).
 """
 
 import csv
@@ -17,6 +18,7 @@ from .. import options as opt
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes, csv_text
 from ..errors import ReferenceDataError, SubmissionError
+from ..files import write_text
 from ..itemview import ItemView, Ratio, leaderboard
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
 from ..metrics.retrieval import topk_accuracy, topk_hits
@@ -338,7 +340,7 @@ def write_placeholder_labels(track_dir, files):
 
 def per_image_table(subset, y_pred, retrieval, ks):
     shown = {}  # hit values repeat (0, 1 and a few tie probabilities): format each once
-    for h in set(retrieval["hits"].ravel().tolist()):  # numpy.unique of floats would import numpy.ma (50 ms)
+    for h in set(retrieval["hits"].ravel().tolist()):  # numpy.unique of floats would import numpy.ma
         shown[h] = "%.10g" % h
     left_out = [""] * len(ks)
     rows = [[filename, true, predicted, int(true == predicted)] + ([shown[h] for h in hits] if included else left_out)
@@ -358,7 +360,6 @@ def public_items(track):
 
 
 def stand_in_reference(items, directory):
-    from ..public import write_text
 
     for subset in items["subsets"]:
         rows = [[name, i % 2] for i, name in enumerate(subset["images"])]
@@ -366,7 +367,6 @@ def stand_in_reference(items, directory):
 
 
 def dummy_submission(items, directory):
-    from ..public import write_text
 
     for subset in items["subsets"]:
         names = subset["images"]

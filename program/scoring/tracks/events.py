@@ -4,7 +4,8 @@ precision.
 Glue: reader (one file per category) -> AP kernel per category -> mean over the
 categories with a positive image -> result (AP table, precision/recall charts); then what
 the build says of the kind (public items, hints, page texts, error sentences).
-SPEC section 5; seeds/events-track-evaluation.txt.
+The metric is the ChaLearn LAP 2015 cultural event recognition challenge's AP
+(metrics/ranking.py).
 """
 
 import math
@@ -17,6 +18,7 @@ from .. import options as opt
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes
 from ..errors import ReferenceDataError
+from ..files import write_text
 from ..itemview import AveragePrecision, ItemView, StrataItems, leaderboard, ranking_counts, stratum_values
 from ..readers import events as reader
 from ..readers.text import TEXT_ERRORS
@@ -235,7 +237,6 @@ def public_items(track):
 
 
 def stand_in_reference(items, directory):
-    from ..public import write_text
 
     for category in items["categories"]:
         ids = items["image_lists"][category["images"]]
@@ -244,7 +245,6 @@ def stand_in_reference(items, directory):
 
 
 def dummy_submission(items, directory):
-    from ..public import write_text
 
     for category in items["categories"]:
         ids = items["image_lists"][category["images"]]

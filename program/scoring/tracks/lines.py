@@ -3,7 +3,7 @@
 Glue: reader -> components and one overlap table per page -> page metrics of the chosen
 protocol(s) -> mean over pages per manuscript -> mean over manuscripts -> result; then
 what the build says of the kind (public items, hints, page texts, error sentences).
-SPEC section 4; seeds/lines-track-evaluation.txt.
+The metrics are the ICDAR 2025 FEST competition's (metrics/segmentation.py).
 """
 
 import functools
