@@ -301,7 +301,7 @@ def _integers(views, statistic, totals):
         for total in row:
             if total != 0:
                 scale = significance.lcm(scale, (terms * strata * total).numerator)
-                if scale > 2 ** 52:
+                if scale > significance.EXACT_BELOW:
                     return None, 1
     factors = np.zeros((terms, len(first.items)), dtype=object)
     for t in range(terms):
@@ -315,9 +315,8 @@ def _integers(views, statistic, totals):
     for t in range(terms):
         for k in range(len(views)):
             integers[:, k] += factors[t] * numerators[t][k].numerators.astype(object)
-    if integers.size and max(int(v) for v in np.abs(integers).sum(axis=0).tolist()) >= 2 ** 52:
-        return None, 1
-    return integers.astype(np.float64), scale
+    floats = significance.exact_floats(integers)
+    return (None, 1) if floats is None else (floats, scale)
 
 
 def _significance(a, views, options):

@@ -104,7 +104,7 @@ def _item_cases(views, statistic):
 
     found = Cases("item", first.strata, first.stratum[cases], [first.items[i] for i in cases.tolist()], values,
                   missing, exact.cached(value), significance.margin(4 * len(statistic.terms)), first.unit)
-    found.integral = bool(np.all(values == np.round(values)) and np.all(np.abs(values) < 2.0 ** 52))
+    found.integral = bool(np.all(values == np.round(values)) and np.all(np.abs(values) < significance.EXACT_BELOW))
     return found
 
 

@@ -271,7 +271,7 @@ def integer_keys(views, score, weights=None, stratum=None):
             w = np.ones((1, end - start)) if weights is None else np.asarray(weights[h], dtype=np.float64)
             largest = float(w.sum(axis=1).max()) if w.size else 0.0
             if largest * max(float(np.abs(counts).max()) if counts.size else 0.0,
-                             float(np.abs(den).max()) if den.size else 0.0) >= 2.0 ** 52:
+                             float(np.abs(den).max()) if den.size else 0.0) >= significance.EXACT_BELOW:
                 return None
             sums.append((np.einsum("ri,ik->rk", w, counts), w.dot(den)))
     rows = sums[0][0].shape[0] if sums else 1
@@ -288,7 +288,7 @@ def integer_keys(views, score, weights=None, stratum=None):
             factors = [common // int(d[row]) if d[row] != 0 else 0 for _, d in sums]
         if all(f == 0 for f in factors):
             total = np.zeros(count)
-        elif max(factors) * max(float(np.abs(n[row]).max()) for n, _ in sums) * len(sums) < 2.0 ** 52:
+        elif max(factors) * max(float(np.abs(n[row]).max()) for n, _ in sums) * len(sums) < significance.EXACT_BELOW:
             total = sum(n[row] * f for (n, _), f in zip(sums, factors))
         else:
             total = np.array([sum(int(n[row, k]) * f for (n, _), f in zip(sums, factors)) for k in range(count)],

@@ -158,11 +158,23 @@ class ExactUnits(object):
             for v in row:
                 scale = lcm(scale, v.denominator)
         integers = None
-        if scale <= 2 ** 52:
-            scaled = np.array([[int(v * scale) for v in row] for row in fractions], dtype=object).reshape(x.shape)
-            if not scaled.size or max(int(v) for v in np.abs(scaled).sum(axis=0).tolist()) < 2 ** 52:
-                integers = scaled.astype(np.float64)
+        if scale <= EXACT_BELOW:
+            integers = exact_floats(np.array([[int(v * scale) for v in row] for row in fractions],
+                                             dtype=object).reshape(x.shape))
         return cls(lambda u, k: fractions[u][k], integers, scale)
+
+
+#: Integers below this are exact as floats, and so is every sum of them that stays below it.
+EXACT_BELOW = 2 ** 52
+
+
+def exact_floats(integers):
+    """The (units, K) Python integers as floats when every column's sum of absolute values
+    stays below EXACT_BELOW (every sign-flip sum of a column is then exact in floating
+    point), else None."""
+    if integers.size and max(int(v) for v in np.abs(integers).sum(axis=0).tolist()) >= EXACT_BELOW:
+        return None
+    return integers.astype(np.float64)
 
 
 def decimal(value):
