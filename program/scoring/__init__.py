@@ -1,4 +1,4 @@
-"""Scoring program for document-analysis competitions on Codalab and Codabench.
+"""Scoring program for document-analysis competitions on Codabench, EvalAI and Codalab v1.5.
 
 Flow: layout (find tracks, resolve the submission) -> tracks (reader -> metric kernels
 -> aggregation) -> TrackResult -> report (scores.txt, scores.json,
