@@ -801,3 +801,49 @@ def test_compare_out_of_memory_is_one_sentence(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err
     assert status == 1 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("compare.py ran out of memory")
+
+
+# ------------------------------------------------------------ every read bounded (issue 31)
+
+
+def test_a_distance_header_longer_than_the_row_limit_is_refused_at_once(tmp_path):
+    root = sample_phase(tmp_path / "phase", "authentication")
+    with open(res(root, "authentication", "Pizan_distances.csv"), "wb") as stream:
+        stream.write(b"," + b"a," * (reader.ROW_LIMIT // 2 + 1))  # no line end at all
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 1, "authentication/Pizan_distances.csv line 1 is longer than 67108864 bytes")
+
+
+def test_a_distance_row_without_a_line_end_is_refused_naming_its_line(tmp_path):
+    from scoring.readers import text
+    root = sample_phase(tmp_path / "phase", "authentication")
+    path = res(root, "authentication", "Pizan_distances.csv")
+    with open(path, "rb") as stream:
+        header = stream.readline()
+    with open(path, "wb") as stream:
+        stream.write(header + b"0.25," * (reader.ROW_LIMIT // 5 + 1))
+    refused(root, SubmissionError, "authentication/Pizan_distances.csv line 2 is longer than 67108864 bytes")
+    with open(path, "wb") as stream:  # the general path (names of two widths), a line end after the limit
+        stream.write(header + b"a,0\nbb,0\n" + b" " * (reader.ROW_LIMIT + 1) + b"\n")
+    refused(root, SubmissionError, "authentication/Pizan_distances.csv line 4 is longer than 67108864 bytes")
+    assert text.LINE_LIMIT < reader.ROW_LIMIT
+
+
+@pytest.mark.parametrize("where", ["labels", "events", "reference"])
+def test_a_line_longer_than_the_line_limit_is_refused_in_every_text_reader(tmp_path, where):
+    from scoring.readers.text import LINE_LIMIT
+    kind = "events" if where == "events" else "authentication"
+    root = sample_phase(tmp_path / "phase", kind)
+    path = {"labels": res(root, kind, "Pizan_labels.csv"), "events": res(root, kind, "La_Tomatina.txt"),
+            "reference": ref(root, kind, "Tasso.csv")}[where]
+    with open(path, "rb") as stream:
+        lines = stream.read().splitlines(True)
+    with open(path, "wb") as stream:
+        stream.write(b"".join(lines[:3]) + b"x" * LINE_LIMIT + b"\r\n" + b"".join(lines[3:]))  # exactly the limit
+    if where == "events":  # read, then refused as a line that is not '<id> <confidence>'
+        assert "longer than" not in refused(root, SubmissionError, "events/La_Tomatina.txt line 4")
+    with open(path, "wb") as stream:
+        stream.write(b"".join(lines[:3]) + b"x" * (LINE_LIMIT + 1) + b"\r\n" + b"".join(lines[3:]))
+    error = ReferenceDataError if where == "reference" else SubmissionError
+    sentence = refused(root, error, "line 4 is longer than 1048576 bytes")
+    assert os.path.basename(path) in sentence

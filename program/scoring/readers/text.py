@@ -11,9 +11,17 @@ from ..errors import SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
 
-#: The csv module's own limit on a field's length (its default), kept as is: no name or
-#: label comes near it, and a field beyond it is refused in a sentence naming its line.
+#: The longest field of a CSV line (characters): no name or label comes near it, and a
+#: field beyond it is refused in a sentence naming its line (csv_rows sets the csv
+#: module's limit to it).
 FIELD_LIMIT = 131072
+#: The longest line of a text file (bytes, line end excluded): a line of labels or
+#: confidences holds a name and a number, a field of FIELD_LIMIT characters takes at most
+#: 4 bytes each. A longer line is refused as soon as it is read (read_bytes, bounded_line),
+#: before it fills the memory. The distance matrices' rows have their own limit.
+LINE_LIMIT = 1 << 20
+#: Bytes read at a time by read_bytes.
+_READ_CHUNK = 1 << 20
 
 
 def decode_lines(data, shown_name, error=SubmissionError):
@@ -37,15 +45,53 @@ def decode_lines(data, shown_name, error=SubmissionError):
     return lines
 
 
-def read_bytes(path, shown_name, error=SubmissionError):
-    """The bytes of a regular file (anything else is refused before it is opened)."""
+def line_too_long(shown_name, line, limit, error=SubmissionError):
+    """The one refusal of a line longer than a reader's limit."""
+    return error("%s line %d is longer than %d bytes; expected one short record a line (a line end may be "
+                 "missing)." % (shown_name, line, limit))
+
+
+def bounded_line(stream, shown_name, line, error=SubmissionError, limit=LINE_LIMIT):
+    """The next line of a binary stream (its line end kept), refused once it passes
+    `limit` bytes without a line end: never more than limit + 2 bytes read. `line`: its
+    number, for the sentence."""
+    text = stream.readline(limit + 2)
+    if len(_LINE_END.split(text, 1)[0]) > limit:  # lines ended by CR alone are split by the caller
+        raise line_too_long(shown_name, line, limit, error)
+    return text
+
+
+def read_bytes(path, shown_name, error=SubmissionError, limit=LINE_LIMIT):
+    """The bytes of a regular file (anything else is refused before it is opened), read
+    a chunk at a time: a line longer than `limit` bytes (a line ends at LF, CRLF or CR)
+    is refused as soon as its first limit + 1 bytes are read, naming its line."""
     check_regular(path, shown_name, error)
+    size = min(_READ_CHUNK, limit)  # a line between two line ends of one chunk is within the limit
     try:
         with memory_guard("%s is larger than the memory the scoring machine has left." % shown_name, error):
             with open(path, "rb") as stream:
-                return stream.read()
+                parts, start, done = [], 0, 0  # start: where the line being read starts
+                while True:
+                    chunk = stream.read(size)
+                    found = _LINE_END.search(chunk)
+                    if done + (found.start() if found else len(chunk)) - start > limit:
+                        raise line_too_long(shown_name, _line_number(b"".join(parts)[:start]), limit, error)
+                    if not chunk:
+                        return parts[0] if len(parts) == 1 else b"".join(parts)  # one chunk: no copy
+                    if found:
+                        start = done + max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1
+                    parts.append(chunk)
+                    done += len(chunk)
     except (OSError, IOError) as exc:
         raise error("%s cannot be read (%s)." % (shown_name, exc.strerror or exc))
+
+
+_LINE_END = re.compile(b"[\r\n]")
+
+
+def _line_number(before):
+    """The number of the line that starts after the bytes `before` (LF, CRLF and CR end lines)."""
+    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
 
 
 def csv_rows(lines, shown_name, error):
@@ -55,6 +101,7 @@ def csv_rows(lines, shown_name, error):
     lines after it into one field) and no field may exceed FIELD_LIMIT characters; either
     is refused naming the line where the record starts.
     """
+    csv.field_size_limit(FIELD_LIMIT)
     reader = csv.reader(lines)
     rows = []
     previous = 0
@@ -386,12 +433,14 @@ TEXT_ERRORS = [
     ("a file that cannot be read", "{file} cannot be read (Permission denied).", None),
     ("not a file", "{file} is a folder; expected a regular file.", None),
     ("larger than the memory", "{file} is larger than the memory the scoring machine has left.", None),
+    ("a line too long", "{file} line {line} is longer than %d bytes; expected one short record a line (a line end may "
+                        "be missing)." % LINE_LIMIT, None),
 ]
 CSV_ERRORS = [
     ("an unclosed quote", "{file} line {line} opens a quoted field that the line does not close; remove the stray "
                           "double quote or close it on the same line.", None),
-    ("a field too long", "{file} line {line} holds a field longer than 131072 characters; expected short names and "
-                         "labels.", None),
+    ("a field too long", "{file} line {line} holds a field longer than %d characters; expected short names and "
+                         "labels." % FIELD_LIMIT, None),
     ("not CSV", "{file} line {line} is not valid CSV ({reason}).", None),
     ("an empty file", "{file} is empty; expected a header line '{columns}' and one line per image.", None),
     ("another separator", "{file} separates its columns with {separator}; expected commas, e.g. '{columns}'.",
