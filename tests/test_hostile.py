@@ -348,7 +348,7 @@ def test_yaml_alias_bomb_is_an_organizer_error(tmp_path):
     levels += ["a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 9)]
     root = sample_phase(tmp_path / "phase", "events", "track: events\nmissing: " + "*a8\n" + "\n".join(levels) + "\n")
     run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
-    assert_clean_failure(run, 2, "ref/events/track.yaml uses a YAML alias (*name)")
+    assert_clean_failure(run, 2, "ref/events/track.yaml uses a YAML alias (*a8) at line 2")
 
 
 def test_option_values_are_quoted_briefly(tmp_path):
@@ -847,3 +847,48 @@ def test_a_line_longer_than_the_line_limit_is_refused_in_every_text_reader(tmp_p
     error = ReferenceDataError if where == "reference" else SubmissionError
     sentence = refused(root, error, "line 4 is longer than 1048576 bytes")
     assert os.path.basename(path) in sentence
+
+
+# ------------------------------------------------------------ YAML of settings read inert (issue 31)
+
+_LAUGHS = "\n".join(["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
+    "a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 9)]) + "\n"
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("track: events\nmissing: error\nmissing: last\n",
+     "ref/events/track.yaml line 3 repeats the key missing (first on line 2); keep one."),
+    ("track: events\nmissing: &unused last\n", "ref/events/track.yaml defines a YAML anchor (&unused) at line 2"),
+    ("track: events\nx: " + "[" * 30000 + "]" * 30000 + "\n",
+     "ref/events/track.yaml nests its values more than 32 levels deep at line 2"),
+    ("track: events\n" + "x: " + "[" * 100000 + "]" * 100000 + "\n",
+     "ref/events/track.yaml is larger than the 65536 bytes a YAML file of settings may hold"),
+    ("track: events\nmissing: &big last\nfiller: '" + "x" * 1000000 + "'\n",
+     "ref/events/track.yaml is larger than the 65536 bytes"),
+])
+def test_track_yaml_bombs_and_repeated_keys_are_refused_in_a_sentence(tmp_path, text, fragment):
+    root = sample_phase(tmp_path / "phase", "events", text)
+    run = run_limited(root, timeout=30, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 2, fragment)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("title: *a8\n" + _LAUGHS, "uses a YAML alias (*a8) at line 1"),
+    (_LAUGHS + "title: *a8\n", "defines a YAML anchor (&a0) at line 1"),
+    ("title: x\n" + "description: " + "[" * 40 + "]" * 40 + "\n", "nests its values more than 32 levels deep at line 2"),
+    ("title: " + "[" * 100000 + "]" * 100000 + "\n", "is larger than the 65536 bytes"),
+    ("tracks:\n  myevents:\n    title: A\n    title: B\n", "line 4 repeats the key title (first on line 3); keep one."),
+])
+def test_source_yaml_bombs_and_repeated_keys_stop_the_build(tmp_path, text, fragment):
+    sys.path.insert(0, os.path.join(os.path.dirname(PROGRAM), "tools"))
+    import make_bundle
+    from test_organizer_bundle import make_events
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    with open(os.path.join(folder, "source.yaml"), "w") as stream:
+        stream.write(text)
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value).startswith(os.path.join(folder, "source.yaml") + " ")
+    assert fragment in str(raised.value)

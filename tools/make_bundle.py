@@ -50,7 +50,7 @@ import pages as page_texts  # noqa: E402
 from platforms import WRITERS, codabench, codalab, model  # noqa: E402
 from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
                              leaderboard_title, tracks_of, tree_entries, zip_entries)
-from scoring import layout, public  # noqa: E402
+from scoring import layout, public, yamltext  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
 from scoring.errors import ScoringError  # noqa: E402
 from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
@@ -137,11 +137,7 @@ class Phase(object):
 
 
 def read_yaml(path):
-    try:
-        with open(path, "rb") as stream:
-            return yaml.safe_load(stream) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise BuildError("%s cannot be read as YAML (%s)." % (path, str(error).splitlines()[0]))
+    return yamltext.read(path, path, BuildError, "%(file)s cannot be read as YAML%(where)s (%(problem)s).") or {}
 
 
 def default_dates(today=None):
@@ -338,7 +334,7 @@ def bundled_reference(source_dir, target, titles):
     path = os.path.join(target, "track.yaml")
     with open(path, "rb") as stream:
         text = stream.read().decode("utf-8")
-    config = yaml.safe_load(text) or {}
+    config = yamltext.load(text.encode("utf-8"), path, BuildError, "%(file)s is not valid YAML%(where)s.") or {}
     added = dict((field, value) for field, value in titles.items() if config.get(field) != value)
     os.remove(path)  # a link to the organizer's file: never written through
     if added:

@@ -16,7 +16,8 @@ document and style. The starting kit's copy of the evaluation page is a whole do
 import html
 
 import markup
-from scoring import __version__
+from scoring import __version__, yamltext
+from scoring.errors import ReferenceDataError
 from scoring.report import page_footer, page_head
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
@@ -80,10 +81,10 @@ def example_html(track_items, options):
 
 
 def track_options(track_items):
-    import yaml
-
     module = TRACKS[track_items["kind"]]
-    return parse_track_options(yaml.safe_load(track_items["track_yaml"]), module, "track.yaml")
+    config = yamltext.load(track_items["track_yaml"].encode("utf-8"), "track.yaml", ReferenceDataError,
+                           "%(file)s is not valid YAML%(where)s.")
+    return parse_track_options(config, module, "track.yaml")
 
 
 def count_items(track_items):

@@ -15,6 +15,7 @@ import os
 import zipfile
 
 import yaml
+from scoring import yamltext
 
 STAGES = ("development", "final")
 PAGE_NAMES = ("overview", "evaluation", "data", "terms")
@@ -118,8 +119,8 @@ def column_label(source, track_name, column, limit):
 
 def track_yaml(phase):
     """The mapping of the phase's track.yaml (the track is at the root of its reference data)."""
-    with open(os.path.join(phase.ref_dir, "track.yaml")) as stream:
-        return yaml.safe_load(stream) or {}
+    path = os.path.join(phase.ref_dir, "track.yaml")
+    return yamltext.read(path, path, BundleError, "%(file)s is not valid YAML%(where)s.") or {}
 
 
 def time_limit(source):
