@@ -875,7 +875,8 @@ def test_track_yaml_bombs_and_repeated_keys_are_refused_in_a_sentence(tmp_path, 
 @pytest.mark.parametrize("text, fragment", [
     ("title: *a8\n" + _LAUGHS, "uses a YAML alias (*a8) at line 1"),
     (_LAUGHS + "title: *a8\n", "defines a YAML anchor (&a0) at line 1"),
-    ("title: x\n" + "description: " + "[" * 40 + "]" * 40 + "\n", "nests its values more than 32 levels deep at line 2"),
+    ("title: x\n" + "description: " + "[" * 40 + "]" * 40 + "\n",
+     "nests its values more than 32 levels deep at line 2"),
     ("title: " + "[" * 100000 + "]" * 100000 + "\n", "is larger than the 65536 bytes"),
     ("tracks:\n  myevents:\n    title: A\n    title: B\n", "line 4 repeats the key title (first on line 3); keep one."),
 ])
@@ -892,3 +893,54 @@ def test_source_yaml_bombs_and_repeated_keys_stop_the_build(tmp_path, text, frag
         make_bundle.build(str(tmp_path / "dist"), folder)
     assert str(raised.value).startswith(os.path.join(folder, "source.yaml") + " ")
     assert fragment in str(raised.value)
+
+
+# ------------------------------------------------------------ what people open is inert (issue 31)
+
+
+def test_csv_cells_people_open_are_inert_and_numbers_stay_numbers():
+    from scoring.csvtext import csv_data, csv_text
+    rows = [["=1+cmd|' /C calc'!A0", "-0.25", -0.5], ["@SUM(1+9)", "+1", "1e-3"], ["-x", "\tTab", "a\nb"],
+            ["Cat_\u202eA", "+", "-inf"], ["plain", "'q", "\r=x"]]
+    assert csv_text(["team", "score", "d"], rows) == (
+        "team,score,d\n'=1+cmd|' /C calc'!A0,-0.25,-0.5\n'@SUM(1+9),+1,1e-3\n'-x,\\tTab,a\\nb\n"
+        "Cat_\\u202eA,'+,-inf\nplain,'q,\\r=x\n")
+    assert csv_text(["a"], [["image-01.jpg"], ["0.5"]]) == "a\nimage-01.jpg\n0.5\n"
+    assert csv_data(["a"], [["=x"]]) == "a\n=x\n"  # data the program reads back: as written
+
+
+def test_private_csv_of_image_names_that_are_formulas(tmp_path):
+    root = sample_phase(tmp_path / "phase", "authentication")
+    for path in (ref(root, "authentication", "Pizan.csv"), res(root, "authentication", "Pizan_labels.csv"),
+                 res(root, "authentication", "Pizan_distances.csv")):
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(text.replace("PIZAN_000353.jpg", "=HYPERLINK(1).jpg").replace(
+                "PIZAN_000453.jpg", "-2+3.jpg").replace("PIZAN_000607.jpg", "@x\u202e.jpg"))
+    run = run_limited(root, timeout=120)
+    assert run.status == 0, run.stderr
+    with open(os.path.join(run.output, "private", "authentication", "Pizan_images.csv"), encoding="utf-8") as stream:
+        names = [line.split(",")[0] for line in stream.read().splitlines()]
+    assert {"'=HYPERLINK(1).jpg", "'-2+3.jpg", "'@x\\u202e.jpg"} <= set(names)
+    assert not [name for name in names if name[:1] in "=+-@\t\r"]
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u202e", "\u2066", "\ufeff", "\U000e0041"])
+def test_names_that_differ_by_an_invisible_character_do_not_look_alike(tmp_path, hidden):
+    root = sample_phase(tmp_path / "phase", "events")
+    os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_" + hidden + "Tomatina.txt"))
+    run = run_limited(root, timeout=60)
+    escaped = hidden.encode("unicode_escape").decode("ascii")
+    assert_clean_failure(run, 1, "did you mean events/La_%sTomatina.txt?" % escaped)
+    assert hidden not in run.stderr
+    with open(os.path.join(run.output, "detailed_results.html"), encoding="utf-8") as stream:
+        assert hidden not in stream.read()
+
+
+def test_joiners_stay_inside_words_of_scripts_that_write_them():
+    from scoring.errors import printable, visible
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a zero-width non-joiner between two letters
+    assert printable(persian) == visible(persian) == persian
+    assert printable("Cat_\u200dA") == "Cat_\\u200dA" and printable("ab\u200c") == "ab\\u200c"
+    assert visible("two\nlines\u202e") == "two\nlines\\u202e"

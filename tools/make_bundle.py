@@ -52,7 +52,7 @@ from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, colum
                              leaderboard_title, tracks_of, tree_entries, zip_entries)
 from scoring import layout, public, yamltext  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
-from scoring.errors import ScoringError  # noqa: E402
+from scoring.errors import ScoringError, printable  # noqa: E402
 from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
 from scoring.tracks import TRACKS, require  # noqa: E402
 
@@ -691,11 +691,11 @@ def check():
             with open(path) as stream:
                 current = stream.read()
         if current != text:
-            print("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
+            say("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
             same = False
     for path in committed_files():
         if path not in texts:
-            print("%s is no competition of the demo any more; run `make bundle`." % path)
+            say("%s is no competition of the demo any more; run `make bundle`." % path)
             same = False
     return same
 
@@ -708,6 +708,11 @@ def write_committed():
     for path, text in texts.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write(path, text.encode("utf-8"))
+
+
+def say(line):
+    """One line to the organizer's terminal, names in it escaped (errors.printable)."""
+    print(printable(line))
 
 
 def main(argv):
@@ -726,24 +731,24 @@ def main(argv):
         if args.competition is None:  # the committed yaml files: the demo's competitions
             write_committed()
     except (BuildError, ScoringError) as error:
-        sys.stderr.write("%s\n" % getattr(error, "sentence", error))
+        sys.stderr.write("%s\n" % printable(str(getattr(error, "sentence", error))))
         return 2
     for entry in manifest["competitions"]:
         where = os.path.normpath(os.path.join(dist, entry["folder"]))
         for phase in entry["phases"]:
-            print("%-16s %-12s %d keys, sample: %s"
+            say("%-16s %-12s %d keys, sample: %s"
                   % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
-        print("competition written to %s:" % where)
+        say("competition written to %s:" % where)
         for writer in WRITERS:
             platform = entry["platforms"][writer.FOLDER]
             if platform["zip"]:
-                print("  %-26s %s" % (platform["zip"], writer.NAME))
+                say("  %-26s %s" % (platform["zip"], writer.NAME))
             else:
-                print("  %-26s %s: none, %s" % ("", writer.NAME, platform["refusal"]))
+                say("  %-26s %s: none, %s" % ("", writer.NAME, platform["refusal"]))
             for note in platform.get("notes", []):
-                print("  %-26s   %s" % ("", note))
+                say("  %-26s   %s" % ("", note))
     for warning in manifest["warnings"]:
-        print("warning: " + warning)
+        say("warning: " + warning)
     return 0
 
 

@@ -17,7 +17,7 @@ import html
 
 import markup
 from scoring import __version__, yamltext
-from scoring.errors import ReferenceDataError
+from scoring.errors import ReferenceDataError, visible
 from scoring.report import page_footer, page_head
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
@@ -28,7 +28,7 @@ FOOTER = '<footer class="version">Scoring program %s</footer>\n' % html.escape(_
 
 
 def esc(text):
-    return html.escape(str(text), quote=False)
+    return html.escape(visible(str(text)), quote=False)
 
 
 def pre(text):

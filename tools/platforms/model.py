@@ -16,6 +16,7 @@ import zipfile
 
 import yaml
 from scoring import yamltext
+from scoring.errors import visible
 
 STAGES = ("development", "final")
 PAGE_NAMES = ("overview", "evaluation", "data", "terms")
@@ -355,7 +356,7 @@ def read_zip(data):
 
 
 def escape(text):
-    return html.escape(str(text), quote=False)
+    return html.escape(visible(str(text)), quote=False)
 
 
 def tree_entries(directory, prefix=""):
