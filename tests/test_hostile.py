@@ -865,7 +865,7 @@ _LAUGHS = "\n".join(["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
      "ref/events/track.yaml is larger than the 65536 bytes a YAML file of settings may hold"),
     ("track: events\nmissing: &big last\nfiller: '" + "x" * 1000000 + "'\n",
      "ref/events/track.yaml is larger than the 65536 bytes"),
-])
+], ids=["repeated-key", "anchor", "deep", "100000-deep", "1MB-anchor"])
 def test_track_yaml_bombs_and_repeated_keys_are_refused_in_a_sentence(tmp_path, text, fragment):
     root = sample_phase(tmp_path / "phase", "events", text)
     run = run_limited(root, timeout=30, address_space=ADDRESS_SPACE)
@@ -879,7 +879,7 @@ def test_track_yaml_bombs_and_repeated_keys_are_refused_in_a_sentence(tmp_path, 
      "nests its values more than 32 levels deep at line 2"),
     ("title: " + "[" * 100000 + "]" * 100000 + "\n", "is larger than the 65536 bytes"),
     ("tracks:\n  myevents:\n    title: A\n    title: B\n", "line 4 repeats the key title (first on line 3); keep one."),
-])
+], ids=["laughs-alias", "laughs-anchor", "deep", "100000-deep", "repeated-key"])
 def test_source_yaml_bombs_and_repeated_keys_stop_the_build(tmp_path, text, fragment):
     sys.path.insert(0, os.path.join(os.path.dirname(PROGRAM), "tools"))
     import make_bundle

@@ -22,7 +22,6 @@ from scoring.report import page_footer, page_head
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
 
-PAGE_NAMES = ("overview", "evaluation", "data", "terms")
 #: The last line of every generated page: the version of the scoring program.
 FOOTER = '<footer class="version">Scoring program %s</footer>\n' % html.escape(__version__)
 
