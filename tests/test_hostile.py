@@ -944,3 +944,16 @@ def test_joiners_stay_inside_words_of_scripts_that_write_them():
     assert printable(persian) == visible(persian) == persian
     assert printable("Cat_\u200dA") == "Cat_\\u200dA" and printable("ab\u200c") == "ab\\u200c"
     assert visible("two\nlines\u202e") == "two\nlines\\u202e"
+
+
+def test_a_source_yaml_that_is_a_named_pipe_stops_the_build_unread(tmp_path):
+    sys.path.insert(0, os.path.join(os.path.dirname(PROGRAM), "tools"))
+    import make_bundle
+    from test_organizer_bundle import make_events
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    os.mkfifo(os.path.join(folder, "source.yaml"))
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == os.path.join(folder, "source.yaml") + " is not a regular file; expected a YAML file."

@@ -4,8 +4,8 @@ SOURCE_SCHEMA, tools/make_bundle.py).
 
 A schema is a mapping name -> (default, check). A check turns the raw YAML value into the
 value used, or returns None when it is not valid, and carries a short description of what
-is expected for the message; a section is a check whose value is a mapping validated by a
-schema of its own (its defaults filled in), and `each` one whose every value is. What a
+is expected for the message; a Section is a check whose value is a mapping validated by a
+schema of its own (its defaults filled in), and an Each one whose every value is. What a
 file gets wrong is one sentence, worded by the file's Words.
 """
 

@@ -16,6 +16,9 @@ loader refuses, each in one sentence naming the file and the line:
 The safe loader of PyYAML (5.1 to 6.x) does the rest; what it refuses is one sentence too.
 """
 
+import os
+import stat
+
 import yaml
 
 #: The largest YAML file of settings (bytes): a track.yaml is a few lines and the demo's
@@ -99,9 +102,13 @@ def load(data, shown, error, invalid):
 
 
 def read(path, shown, error, invalid):
-    """load() of the file at `path`, of which at most SIZE_LIMIT + 1 bytes are read."""
+    """load() of the file at `path`, of which at most SIZE_LIMIT + 1 bytes are read; a
+    path that is not a regular file (a named pipe would block) is refused unread."""
     try:
-        with open(path, "rb") as stream:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(descriptor, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise error("%s is not a regular file; expected a YAML file." % shown)
             data = stream.read(SIZE_LIMIT + 1)
     except (OSError, IOError) as exc:
         raise error("%s cannot be read (%s)." % (shown, exc.strerror or exc))
