@@ -3,6 +3,7 @@ LF, trailing blank lines; anything else is refused with the file and the line.
 """
 
 import csv
+import os
 import re
 
 import numpy as np
@@ -20,7 +21,9 @@ FIELD_LIMIT = 131072
 #: 4 bytes each. A longer line is refused as soon as it is read (read_bytes, bounded_line),
 #: before it fills the memory. The distance matrices' rows have their own limit.
 LINE_LIMIT = 1 << 20
-#: Bytes read at a time by read_bytes.
+#: Files up to this size (bytes) are read at once by read_bytes, larger ones a chunk of
+#: _READ_CHUNK bytes at a time.
+_WHOLE = 1 << 26
 _READ_CHUNK = 1 << 20
 
 
@@ -62,28 +65,56 @@ def bounded_line(stream, shown_name, line, error=SubmissionError, limit=LINE_LIM
 
 
 def read_bytes(path, shown_name, error=SubmissionError, limit=LINE_LIMIT):
-    """The bytes of a regular file (anything else is refused before it is opened), read
-    a chunk at a time: a line longer than `limit` bytes (a line ends at LF, CRLF or CR)
-    is refused as soon as its first limit + 1 bytes are read, naming its line."""
+    """The bytes of a regular file (anything else is refused before it is opened); a line
+    longer than `limit` bytes (a line ends at LF, CRLF or CR) is refused naming its line.
+    A file of up to _WHOLE bytes is read at once, then its lines measured; a larger one a
+    chunk at a time, refused as soon as a line passes the limit (a 2 GB line is never
+    read whole)."""
     check_regular(path, shown_name, error)
-    size = min(_READ_CHUNK, limit)  # a line between two line ends of one chunk is within the limit
     try:
         with memory_guard("%s is larger than the memory the scoring machine has left." % shown_name, error):
             with open(path, "rb") as stream:
-                parts, start, done = [], 0, 0  # start: where the line being read starts
-                while True:
-                    chunk = stream.read(size)
-                    found = _LINE_END.search(chunk)
-                    if done + (found.start() if found else len(chunk)) - start > limit:
-                        raise line_too_long(shown_name, _line_number(b"".join(parts)[:start]), limit, error)
-                    if not chunk:
-                        return parts[0] if len(parts) == 1 else b"".join(parts)  # one chunk: no copy
-                    if found:
-                        start = done + max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1
-                    parts.append(chunk)
-                    done += len(chunk)
+                if os.fstat(stream.fileno()).st_size <= _WHOLE:
+                    data = stream.read()
+                    start = _long_line(data, limit)
+                else:
+                    data, start = _read_chunks(stream, limit)
     except (OSError, IOError) as exc:
         raise error("%s cannot be read (%s)." % (shown_name, exc.strerror or exc))
+    if start is not None:
+        raise line_too_long(shown_name, _line_number(data[:start]), limit, error)
+    return data
+
+
+def _long_line(data, limit):
+    """Where the first line longer than `limit` starts in `data`, or None: a jump of up to
+    limit + 1 bytes at a time to the last line end within reach."""
+    start = 0
+    while len(data) - start > limit:
+        reach = start + limit + 1
+        end = max(data.rfind(b"\n", start, reach), data.rfind(b"\r", start, reach))
+        if end < 0:
+            return start
+        start = end + 1
+    return None
+
+
+def _read_chunks(stream, limit):
+    """(bytes read, where a line longer than `limit` starts or None), reading a chunk at
+    a time and stopping at the first such line."""
+    size = min(_READ_CHUNK, limit)  # a line between two line ends of one chunk is within the limit
+    parts, start, done = [], 0, 0  # start: where the line being read starts
+    while True:
+        chunk = stream.read(size)
+        found = _LINE_END.search(chunk)
+        if done + (found.start() if found else len(chunk)) - start > limit:
+            return b"".join(parts), start
+        if not chunk:
+            return b"".join(parts), None
+        if found:
+            start = done + max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1
+        parts.append(chunk)
+        done += len(chunk)
 
 
 _LINE_END = re.compile(b"[\r\n]")
