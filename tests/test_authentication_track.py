@@ -593,7 +593,8 @@ def test_csv_reader_paths_agree(tmp_path, fixed_width, quoted):
     write_file(path, text)
     with open(str(path), "rb") as stream:
         stream.readline()
-        assert (reader._parse_fixed_width(stream, 4, []) is not None) == (fixed_width and not quoted)
+        fast = reader._parse_fixed_width(stream, 4, [], "Tasso_distances.csv")
+        assert (fast is not None) == (fixed_width and not quoted)
     names, matrix = reader.read_distances_csv(str(path), "Tasso_distances.csv")
     assert names == TASSO
     assert matrix.tolist() == TASSO_DISTANCES
@@ -728,7 +729,7 @@ def test_fixed_width_csv_equals_float_bit_for_bit(layout):
         names_read, matrix = reader.read_distances_csv(path, "f")
         with open(path, "rb") as stream:
             stream.readline()
-            fast = reader._parse_fixed_width(stream, n, [])
+            fast = reader._parse_fixed_width(stream, n, [], "distances.csv")
     assert names_read == names
     assert matrix.tobytes() == np.array(expected, dtype=np.float64).tobytes()
     # The fast path's layout: cells of one width, digits and at most one dot, at most 15 digits.

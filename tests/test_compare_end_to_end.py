@@ -155,3 +155,42 @@ def test_reference_without_labels_gives_the_ground_truth_free_analysis(scenario,
     assert all(r["rank"] == "" for r in rows)
     assert [int(r["pseudo_f_rank"]) for r in rows] == list(range(1, 9))
     assert [int(r["rank"]) for r in read_ranking(out, "events")] == list(range(1, 9))
+
+
+def test_names_from_people_are_inert_in_every_output(scenario, tmp_path):
+    """Team names that are spreadsheet formulas, terminal escapes and bidirectional or
+    invisible characters (issue 31): the CSV cells are quoted as OWASP recommends (numbers,
+    negative ones too, stay numbers), the terminal and the LaTeX get escapes, the page shows
+    the controls as \\u202e."""
+    _, ref, dirs, _, _, _ = scenario
+    names = ["=1+cmd|' /C calc'!A0", "@SUM(1+9)", "sub\x1b[2J\u202eA", "-x\u200bB"]
+    out = tmp_path / "out"
+    run = run_compare("--ref", ref, "--out", out, "--resamples", 10, "--permutations", 100,
+                      "--names", ",".join(names), *dirs[:4])
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stderr and "\u202e" not in run.stderr and "\u200b" not in run.stderr
+    assert "[3/4] sub\\x1b[2J\\u202eA scored" in run.stderr
+    shown = ["'=1+cmd|' /C calc'!A0", "'@SUM(1+9)", "sub\\x1b[2J\\u202eA", "'-x\\u200bB"]
+    for name in ("ranking.csv", "pairs.csv", "ranks.csv"):
+        with open(str(out / name), newline="", encoding="utf-8") as stream:
+            rows = list(csv.reader(stream))
+        cells = [cell for row in rows for cell in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r")], name
+        assert not [c for c in cells if c.startswith("-") and not _is_number(c)], name
+        assert set(c for c in cells if any(m in c for m in ("calc", "SUM(", "[2J", "x\u200b", "x\\u200b"))) \
+            <= set(shown), name
+        assert any(c in shown for c in cells), name
+    with open(str(out / "ranking.csv"), newline="", encoding="utf-8") as stream:
+        ranking = list(csv.DictReader(stream))
+    assert set(r["submission"] for r in ranking) == set(shown)
+    for path in [out / "report.html"] + list((out / "latex").iterdir()):
+        text = path.read_text(encoding="utf-8")
+        assert "\u202e" not in text and "\u200b" not in text and "\x1b" not in text, path
+
+
+def _is_number(cell):
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True

@@ -348,7 +348,7 @@ def test_yaml_alias_bomb_is_an_organizer_error(tmp_path):
     levels += ["a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 9)]
     root = sample_phase(tmp_path / "phase", "events", "track: events\nmissing: " + "*a8\n" + "\n".join(levels) + "\n")
     run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
-    assert_clean_failure(run, 2, "ref/events/track.yaml uses a YAML alias (*name)")
+    assert_clean_failure(run, 2, "ref/events/track.yaml uses a YAML alias (*a8) at line 2")
 
 
 def test_option_values_are_quoted_briefly(tmp_path):
@@ -801,3 +801,159 @@ def test_compare_out_of_memory_is_one_sentence(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err
     assert status == 1 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("compare.py ran out of memory")
+
+
+# ------------------------------------------------------------ every read bounded (issue 31)
+
+
+def test_a_distance_header_longer_than_the_row_limit_is_refused_at_once(tmp_path):
+    root = sample_phase(tmp_path / "phase", "authentication")
+    with open(res(root, "authentication", "Pizan_distances.csv"), "wb") as stream:
+        stream.write(b"," + b"a," * (reader.ROW_LIMIT // 2 + 1))  # no line end at all
+    run = run_limited(root, timeout=60, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 1, "authentication/Pizan_distances.csv line 1 is longer than 67108864 bytes")
+
+
+def test_a_distance_row_without_a_line_end_is_refused_naming_its_line(tmp_path):
+    from scoring.readers import text
+    root = sample_phase(tmp_path / "phase", "authentication")
+    path = res(root, "authentication", "Pizan_distances.csv")
+    with open(path, "rb") as stream:
+        header = stream.readline()
+    with open(path, "wb") as stream:
+        stream.write(header + b"0.25," * (reader.ROW_LIMIT // 5 + 1))
+    refused(root, SubmissionError, "authentication/Pizan_distances.csv line 2 is longer than 67108864 bytes")
+    with open(path, "wb") as stream:  # the general path (names of two widths), a line end after the limit
+        stream.write(header + b"a,0\nbb,0\n" + b" " * (reader.ROW_LIMIT + 1) + b"\n")
+    refused(root, SubmissionError, "authentication/Pizan_distances.csv line 4 is longer than 67108864 bytes")
+    assert text.LINE_LIMIT < reader.ROW_LIMIT
+
+
+@pytest.mark.parametrize("where", ["labels", "events", "reference"])
+def test_a_line_longer_than_the_line_limit_is_refused_in_every_text_reader(tmp_path, where):
+    from scoring.readers.text import LINE_LIMIT
+    kind = "events" if where == "events" else "authentication"
+    root = sample_phase(tmp_path / "phase", kind)
+    path = {"labels": res(root, kind, "Pizan_labels.csv"), "events": res(root, kind, "La_Tomatina.txt"),
+            "reference": ref(root, kind, "Tasso.csv")}[where]
+    with open(path, "rb") as stream:
+        lines = stream.read().splitlines(True)
+    with open(path, "wb") as stream:
+        stream.write(b"".join(lines[:3]) + b"x" * LINE_LIMIT + b"\r\n" + b"".join(lines[3:]))  # exactly the limit
+    if where == "events":  # read, then refused as a line that is not '<id> <confidence>'
+        assert "longer than" not in refused(root, SubmissionError, "events/La_Tomatina.txt line 4")
+    with open(path, "wb") as stream:
+        stream.write(b"".join(lines[:3]) + b"x" * (LINE_LIMIT + 1) + b"\r\n" + b"".join(lines[3:]))
+    error = ReferenceDataError if where == "reference" else SubmissionError
+    sentence = refused(root, error, "line 4 is longer than 1048576 bytes")
+    assert os.path.basename(path) in sentence
+
+
+# ------------------------------------------------------------ YAML of settings read inert (issue 31)
+
+_LAUGHS = "\n".join(["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"] + [
+    "a%d: &a%d [%s]" % (i, i, ", ".join(["*a%d" % (i - 1)] * 10)) for i in range(1, 9)]) + "\n"
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("track: events\nmissing: error\nmissing: last\n",
+     "ref/events/track.yaml line 3 repeats the key missing (first on line 2); keep one."),
+    ("track: events\nmissing: &unused last\n", "ref/events/track.yaml defines a YAML anchor (&unused) at line 2"),
+    ("track: events\nx: " + "[" * 30000 + "]" * 30000 + "\n",
+     "ref/events/track.yaml nests its values more than 32 levels deep at line 2"),
+    ("track: events\n" + "x: " + "[" * 100000 + "]" * 100000 + "\n",
+     "ref/events/track.yaml is larger than the 65536 bytes a YAML file of settings may hold"),
+    ("track: events\nmissing: &big last\nfiller: '" + "x" * 1000000 + "'\n",
+     "ref/events/track.yaml is larger than the 65536 bytes"),
+], ids=["repeated-key", "anchor", "deep", "100000-deep", "1MB-anchor"])
+def test_track_yaml_bombs_and_repeated_keys_are_refused_in_a_sentence(tmp_path, text, fragment):
+    root = sample_phase(tmp_path / "phase", "events", text)
+    run = run_limited(root, timeout=30, address_space=ADDRESS_SPACE)
+    assert_clean_failure(run, 2, fragment)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("title: *a8\n" + _LAUGHS, "uses a YAML alias (*a8) at line 1"),
+    (_LAUGHS + "title: *a8\n", "defines a YAML anchor (&a0) at line 1"),
+    ("title: x\n" + "description: " + "[" * 40 + "]" * 40 + "\n",
+     "nests its values more than 32 levels deep at line 2"),
+    ("title: " + "[" * 100000 + "]" * 100000 + "\n", "is larger than the 65536 bytes"),
+    ("tracks:\n  myevents:\n    title: A\n    title: B\n", "line 4 repeats the key title (first on line 3); keep one."),
+], ids=["laughs-alias", "laughs-anchor", "deep", "100000-deep", "repeated-key"])
+def test_source_yaml_bombs_and_repeated_keys_stop_the_build(tmp_path, text, fragment):
+    sys.path.insert(0, os.path.join(os.path.dirname(PROGRAM), "tools"))
+    import make_bundle
+    from test_organizer_bundle import make_events
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    with open(os.path.join(folder, "source.yaml"), "w") as stream:
+        stream.write(text)
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value).startswith(os.path.join(folder, "source.yaml") + " ")
+    assert fragment in str(raised.value)
+
+
+# ------------------------------------------------------------ what people open is inert (issue 31)
+
+
+def test_csv_cells_people_open_are_inert_and_numbers_stay_numbers():
+    from scoring.csvtext import csv_data, csv_text
+    rows = [["=1+cmd|' /C calc'!A0", "-0.25", -0.5], ["@SUM(1+9)", "+1", "1e-3"], ["-x", "\tTab", "a\nb"],
+            ["Cat_\u202eA", "+", "-inf"], ["plain", "'q", "\r=x"]]
+    assert csv_text(["team", "score", "d"], rows) == (
+        "team,score,d\n'=1+cmd|' /C calc'!A0,-0.25,-0.5\n'@SUM(1+9),+1,1e-3\n'-x,\\tTab,a\\nb\n"
+        "Cat_\\u202eA,'+,-inf\nplain,'q,\\r=x\n")
+    assert csv_text(["a"], [["image-01.jpg"], ["0.5"]]) == "a\nimage-01.jpg\n0.5\n"
+    assert csv_data(["a"], [["=x"]]) == "a\n=x\n"  # data the program reads back: as written
+
+
+def test_private_csv_of_image_names_that_are_formulas(tmp_path):
+    root = sample_phase(tmp_path / "phase", "authentication")
+    for path in (ref(root, "authentication", "Pizan.csv"), res(root, "authentication", "Pizan_labels.csv"),
+                 res(root, "authentication", "Pizan_distances.csv")):
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+        with open(path, "w", encoding="utf-8") as stream:
+            stream.write(text.replace("PIZAN_000353.jpg", "=HYPERLINK(1).jpg").replace(
+                "PIZAN_000453.jpg", "-2+3.jpg").replace("PIZAN_000607.jpg", "@x\u202e.jpg"))
+    run = run_limited(root, timeout=120)
+    assert run.status == 0, run.stderr
+    with open(os.path.join(run.output, "private", "authentication", "Pizan_images.csv"), encoding="utf-8") as stream:
+        names = [line.split(",")[0] for line in stream.read().splitlines()]
+    assert {"'=HYPERLINK(1).jpg", "'-2+3.jpg", "'@x\\u202e.jpg"} <= set(names)
+    assert not [name for name in names if name[:1] in "=+-@\t\r"]
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u202e", "\u2066", "\ufeff", "\U000e0041"])
+def test_names_that_differ_by_an_invisible_character_do_not_look_alike(tmp_path, hidden):
+    root = sample_phase(tmp_path / "phase", "events")
+    os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_" + hidden + "Tomatina.txt"))
+    run = run_limited(root, timeout=60)
+    escaped = hidden.encode("unicode_escape").decode("ascii")
+    assert_clean_failure(run, 1, "did you mean events/La_%sTomatina.txt?" % escaped)
+    assert hidden not in run.stderr
+    with open(os.path.join(run.output, "detailed_results.html"), encoding="utf-8") as stream:
+        assert hidden not in stream.read()
+
+
+def test_joiners_stay_inside_words_of_scripts_that_write_them():
+    from scoring.errors import printable, visible
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a zero-width non-joiner between two letters
+    assert printable(persian) == visible(persian) == persian
+    assert printable("Cat_\u200dA") == "Cat_\\u200dA" and printable("ab\u200c") == "ab\\u200c"
+    assert visible("two\nlines\u202e") == "two\nlines\\u202e"
+
+
+def test_a_source_yaml_that_is_a_named_pipe_stops_the_build_unread(tmp_path):
+    sys.path.insert(0, os.path.join(os.path.dirname(PROGRAM), "tools"))
+    import make_bundle
+    from test_organizer_bundle import make_events
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    os.mkfifo(os.path.join(folder, "source.yaml"))
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == os.path.join(folder, "source.yaml") + " is not a regular file; expected a YAML file."

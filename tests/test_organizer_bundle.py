@@ -445,3 +445,31 @@ def test_source_turns_the_participants_interval_off(tmp_path):
         make_bundle.build(str(tmp_path / "dist2"), folder)
     assert "final/myevents/track.yaml says interval: false but source.yaml says participant_interval: true" \
         in str(raised.value)
+
+
+@pytest.mark.parametrize("text, sentence", [
+    ("tracks:\n  myevents:\n    participant_interval: maybe\n",
+     ": tracks: myevents: participant_interval is 'maybe'; expected true (the participants' pages show the 95% "
+     "interval of the ranking score) or false."),
+    ("phases:\n  final:\n    max_submissions: 0\n", ": phases: final: max_submissions is 0; expected a whole number "
+     "above 0."),
+    ("phases:\n  final:\n    maximum: 3\n", " has the unknown field phases: final: 'maximum'; the fields are "
+     "description, label, max_submissions, max_submissions_per_day, public_details."),
+    ("execution_time_limit: soon\n", ": execution_time_limit is 'soon'; expected a whole number of seconds per "
+     "scoring run."),
+    ("dates: tomorrow\n", ": dates is 'tomorrow'; expected a mapping of development, final and end (UTC), e.g. "
+     "'final: 2026-04-01 00:00:00'."),
+    ("pages:\n  rules: rules.html\n", " has the page 'rules'; the pages are data, evaluation, overview, "
+     "terms."),
+    ("tracks: [myevents]\n", ": tracks is ['myevents']; expected a mapping of the track folders' settings."),
+])
+def test_source_yaml_is_checked_against_its_declared_schema(tmp_path, text, sentence):
+    """source.yaml and track.yaml share one declarative schema (scoring/options.py): a value
+    or a name it refuses is one sentence naming its place in the file."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    write(os.path.join(folder, "source.yaml"), text)
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value) == os.path.join(folder, "source.yaml") + sentence

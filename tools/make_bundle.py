@@ -50,9 +50,10 @@ import pages as page_texts  # noqa: E402
 from platforms import WRITERS, codabench, codalab, model  # noqa: E402
 from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
                              leaderboard_title, tracks_of, tree_entries, zip_entries)
-from scoring import layout, public  # noqa: E402
+from scoring import layout, public, yamltext  # noqa: E402
+from scoring import options as schema  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
-from scoring.errors import ScoringError  # noqa: E402
+from scoring.errors import ScoringError, printable  # noqa: E402
 from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
 from scoring.tracks import TRACKS, require  # noqa: E402
 
@@ -61,26 +62,75 @@ COMMITTED_YAML = os.path.join(ROOT, "competition")  # <platform>/<track>.yaml: t
 FINAL_SEED = 4051  # the demo's final phase: its sample generator under another seed
 REQUIREMENTS = os.path.join(ROOT, "requirements.txt")  # the kit's: the runtime packages, Python 3.7 to 3.13
 
-DEFAULTS = {
-    "docker_image": "codalab/codalab-legacy:py312",
-    "logo": "logo.png",
-    "phases": {
-        "development": {
-            "label": "Development", "max_submissions": 100, "max_submissions_per_day": 5,
-            "description": "Development phase: the reference data are the development set; submit as often as "
-                           "you like to check your file formats and your method.",
-        },
-        "final": {
-            "label": "Final", "max_submissions": 3, "max_submissions_per_day": 1,
-            "description": "Final phase: the reference data are the hidden test set.",
-        },
-    },
-    "execution_time_limit": 1800,
-    "codabench_final_reference": "included",  # or withheld (platforms.codabench.FINAL_REFERENCE_CHOICES)
-    "numeric_format": 4,
-    "participant_interval": True,  # the 95% interval of the ranking score on the participants' pages
+def _whole(expected, low=1):
+    return schema.Check(expected, lambda v: v if isinstance(v, int) and not isinstance(v, bool) and v >= low
+                         else None)
+
+
+def _paragraph():
+    return schema.Check("a text", lambda v: v if isinstance(v, str) and v.strip() else None)
+
+
+def _date():
+    def convert(value):
+        try:
+            return as_datetime(value, "")
+        except BundleError:
+            return None
+
+    return schema.Check("a date such as 2026-04-01 or '2026-04-01 12:00:00' (UTC)", convert)
+
+
+def _phase(label, max_submissions, per_day, description, final=False):
+    spec = {"label": (label, schema.text()), "max_submissions": (max_submissions, _whole("a whole number above 0")),
+            "max_submissions_per_day": (per_day, _whole("a whole number above 0")),
+            "description": (description, _paragraph())}
+    if final:  # the final phase's reference data may publish their details (model.check_public_details)
+        spec["public_details"] = (False, schema.boolean())
+    return schema.Section(spec)
+
+
+_INTERVAL = schema.Check("true (the participants' pages show the 95% interval of the ranking score) or false",
+                          schema.boolean().convert)
+#: source.yaml, declared (scoring/schema.py): every field, its default (None: derived
+#: from the data by complete_source) and what it accepts.
+SOURCE_SCHEMA = {
+    "title": (None, schema.text()),
+    "description": (None, _paragraph()),
+    "dates": (None, schema.Section(
+        dict((name, (None, _date())) for name in ("development", "final", "end")),
+        "a mapping of development, final and end (UTC), e.g. 'final: 2026-04-01 00:00:00'",
+        "%(file)s: dates must be a mapping of development, final and end (UTC), e.g. 'final: 2026-04-01 00:00:00'.")),
+    "tracks": (None, schema.Each({
+        "title": (None, schema.text()),
+        "labels": (None, schema.Check("a mapping of keys to their labels",
+                                      lambda v: v if isinstance(v, dict) else None)),
+        "description": (None, _paragraph()),
+        "participant_interval": (None, _INTERVAL)}, "a mapping of the track folders' settings")),
+    "pages": (None, schema.Section(dict((name, (None, schema.text())) for name in PAGE_NAMES),
+                                    "a mapping of page names to html files",
+                                    "%(file)s has the page %(key)s; the pages are %(names)s.")),
+    "codabench_queue": (None, schema.text()),
+    "docker_image": ("codalab/codalab-legacy:py312", schema.text()),
+    "logo": ("logo.png", schema.text()),
+    "phases": (None, schema.Section({
+        "development": (None, _phase("Development", 100, 5, "Development phase: the reference data are the "
+                                     "development set; submit as often as you like to check your file formats "
+                                     "and your method.")),
+        "final": (None, _phase("Final", 3, 1, "Final phase: the reference data are the hidden test set.",
+                               final=True))})),
+    "execution_time_limit": (1800, _whole("a whole number of seconds per scoring run")),
+    "codabench_final_reference": ("included", schema.Check(
+        "withheld (Codabench's final phase gets a stand-in reference and the real one is attached after the "
+        "deadline) or included (the default)", schema.choice(*codabench.FINAL_REFERENCE_CHOICES).convert)),
+    "numeric_format": (4, _whole("a whole number of decimals", low=0)),
+    "participant_interval": (True, _INTERVAL),  # the 95% interval of the ranking score on the participants' pages
+    "ascending": (None, schema.removed(
+        "%(file)s lists ascending, which is no longer read: the order of every key comes from its track's kind, "
+        "which declares whether lower is better (an error rate); remove it.")),
 }
-SOURCE_FIELDS = ("title", "description", "dates", "tracks", "pages", "codabench_queue") + tuple(DEFAULTS)
+SOURCE_WORDS = schema.Words("%(file)s: %(name)s is %(value)s; expected %(expected)s.",
+                             "%(file)s has the unknown field %(name)s; the fields are %(names)s.")
 
 
 class BuildError(Exception):
@@ -137,11 +187,7 @@ class Phase(object):
 
 
 def read_yaml(path):
-    try:
-        with open(path, "rb") as stream:
-            return yaml.safe_load(stream) or {}
-    except (OSError, yaml.YAMLError) as error:
-        raise BuildError("%s cannot be read as YAML (%s)." % (path, str(error).splitlines()[0]))
+    return yamltext.read(path, path, BuildError, "%(file)s cannot be read as YAML%(where)s (%(problem)s).") or {}
 
 
 def default_dates(today=None):
@@ -154,30 +200,15 @@ def default_dates(today=None):
 
 
 def complete_source(raw, path, tracks):
-    """The source with every field present: the organizer's values, else defaults derived
-    from the data. tracks is [(dir, kind, [the mapping of each of its track.yaml files])]:
-    a title or competition given there is the default of the source's."""
+    """The source with every field present: the organizer's values checked against
+    SOURCE_SCHEMA, else defaults, the schema's or derived from the data. tracks is [(dir,
+    kind, [the mapping of each of its track.yaml files])]: a title or competition given
+    there is the default of the source's."""
     if not isinstance(raw, dict):
         raise BuildError("%s must be a mapping (title: ..., dates: ...)." % path)
-    if "ascending" in raw:
-        raise BuildError("%s lists ascending, which is no longer read: the order of every key comes from its "
-                         "track's kind, which declares whether lower is better (an error rate); remove it." % path)
-    unknown = sorted(set(raw) - set(SOURCE_FIELDS))
-    if unknown:
-        raise BuildError("%s has the unknown field %r; the fields are %s."
-                         % (path, unknown[0], ", ".join(SOURCE_FIELDS)))
-    source = copy.deepcopy(DEFAULTS)
-    for name, value in raw.items():
-        if isinstance(value, dict) and isinstance(source.get(name), dict):
-            for stage, settings in value.items():
-                if isinstance(settings, dict) and isinstance(source[name].get(stage), dict):
-                    source[name][stage].update(settings)
-                else:
-                    source[name][stage] = settings
-        else:
-            source[name] = copy.deepcopy(value)
-    given = raw.get("tracks") or {}
-    unknown = sorted(set(given) - set(d for d, _, _ in tracks))
+    source = schema.parse_options(raw, SOURCE_SCHEMA, path, BuildError, SOURCE_WORDS, ignored=())
+    given = source["tracks"] or {}
+    unknown = sorted(set(given) - set(d for d, _, _ in tracks), key=str)
     if unknown:
         raise BuildError("%s names the track %r under tracks, which is not a folder of development/ (%s)."
                          % (path, unknown[0], ", ".join(d for d, _, _ in tracks)))
@@ -185,42 +216,26 @@ def complete_source(raw, path, tracks):
     for directory, kind, configs in tracks:
         mine = given.get(directory) or {}
         written = [str(c["title"]) for c in configs if c.get("title") is not None]
-        interval = mine.get("participant_interval", source["participant_interval"])
-        if not isinstance(interval, bool):
-            raise BuildError("%s: participant_interval of track %s is %r; expected true (the participants' pages "
-                             "show the 95%% interval of the ranking score) or false." % (path, directory, interval))
-        source["tracks"][directory] = {"title": str(mine.get("title") or (written + [directory])[0]),
+        interval = mine.get("participant_interval")
+        source["tracks"][directory] = {"title": mine.get("title") or (written + [directory])[0],
                                        "labels": dict(mine.get("labels") or {}),
                                        "description": mine.get("description") or page_texts.task(kind),
-                                       "participant_interval": interval}
+                                       "participant_interval": source["participant_interval"] if interval is None
+                                       else interval}
     titles = [source["tracks"][d]["title"] for d, _, _ in tracks]
     written = [str(c["competition"]) for _, _, configs in tracks for c in configs if c.get("competition") is not None]
-    source.setdefault("title", (written + [", ".join(titles)])[0])
-    source["title"] = str(source["title"])
-    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _, _ in tracks))
+    if source["title"] is None:
+        source["title"] = (written + [", ".join(titles)])[0]
+    if source["description"] is None:
+        source["description"] = " ".join(source["tracks"][d]["description"] for d, _, _ in tracks)
     dates = default_dates()
-    given_dates = raw.get("dates") or {}
-    if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
-        raise BuildError("%s: dates must be a mapping of development, final and end (UTC), e.g. "
-                         "'final: 2026-04-01 00:00:00'." % path)
-    for name, value in given_dates.items():
-        try:
-            dates[name] = as_datetime(value, "dates: " + name)
-        except BundleError as error:
-            raise BuildError("%s: %s" % (path, str(error).split(": ", 1)[1]))
+    dates.update((name, value) for name, value in source["dates"].items() if value is not None)
     if not dates["development"] < dates["final"] < dates["end"]:
         raise BuildError("%s: the dates must come in the order development < final < end (found %s, %s, %s)."
                          % (path, dates["development"], dates["final"], dates["end"]))
     source["dates"] = dates
-    if source["codabench_final_reference"] not in codabench.FINAL_REFERENCE_CHOICES:
-        raise BuildError("%s: codabench_final_reference is %r; expected withheld (Codabench's final phase gets a "
-                         "stand-in reference and the real one is attached after the deadline) or included (the "
-                         "default)." % (path, source["codabench_final_reference"]))
-    pages = raw.get("pages") or {}
-    unknown = sorted(set(pages) - set(PAGE_NAMES))
-    if unknown:
-        raise BuildError("%s has the page %r; the pages are %s." % (path, unknown[0], ", ".join(PAGE_NAMES)))
-    source["pages"] = dict((name, os.path.join(os.path.dirname(path), file)) for name, file in pages.items())
+    source["pages"] = dict((name, os.path.join(os.path.dirname(path), file))
+                           for name, file in source["pages"].items() if file is not None)
     for name, file in source["pages"].items():
         if not os.path.isfile(file):
             raise BuildError("%s: the %s page %s does not exist." % (path, name, file))
@@ -338,7 +353,7 @@ def bundled_reference(source_dir, target, titles):
     path = os.path.join(target, "track.yaml")
     with open(path, "rb") as stream:
         text = stream.read().decode("utf-8")
-    config = yaml.safe_load(text) or {}
+    config = yamltext.load(text.encode("utf-8"), path, BuildError, "%(file)s is not valid YAML%(where)s.") or {}
     added = dict((field, value) for field, value in titles.items() if config.get(field) != value)
     os.remove(path)  # a link to the organizer's file: never written through
     if added:
@@ -695,11 +710,11 @@ def check():
             with open(path) as stream:
                 current = stream.read()
         if current != text:
-            print("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
+            say("%s differs from what tools/make_bundle.py generates; run `make bundle`." % path)
             same = False
     for path in committed_files():
         if path not in texts:
-            print("%s is no competition of the demo any more; run `make bundle`." % path)
+            say("%s is no competition of the demo any more; run `make bundle`." % path)
             same = False
     return same
 
@@ -712,6 +727,11 @@ def write_committed():
     for path, text in texts.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write(path, text.encode("utf-8"))
+
+
+def say(line):
+    """One line to the organizer's terminal, names in it escaped (errors.printable)."""
+    print(printable(line))
 
 
 def main(argv):
@@ -730,24 +750,24 @@ def main(argv):
         if args.competition is None:  # the committed yaml files: the demo's competitions
             write_committed()
     except (BuildError, ScoringError) as error:
-        sys.stderr.write("%s\n" % getattr(error, "sentence", error))
+        sys.stderr.write("%s\n" % printable(str(getattr(error, "sentence", error))))
         return 2
     for entry in manifest["competitions"]:
         where = os.path.normpath(os.path.join(dist, entry["folder"]))
         for phase in entry["phases"]:
-            print("%-16s %-12s %d keys, sample: %s"
+            say("%-16s %-12s %d keys, sample: %s"
                   % (phase["track"], phase["stage"], len(phase["keys"]), phase["sample"]))
-        print("competition written to %s:" % where)
+        say("competition written to %s:" % where)
         for writer in WRITERS:
             platform = entry["platforms"][writer.FOLDER]
             if platform["zip"]:
-                print("  %-26s %s" % (platform["zip"], writer.NAME))
+                say("  %-26s %s" % (platform["zip"], writer.NAME))
             else:
-                print("  %-26s %s: none, %s" % ("", writer.NAME, platform["refusal"]))
+                say("  %-26s %s: none, %s" % ("", writer.NAME, platform["refusal"]))
             for note in platform.get("notes", []):
-                print("  %-26s   %s" % ("", note))
+                say("  %-26s   %s" % ("", note))
     for warning in manifest["warnings"]:
-        print("warning: " + warning)
+        say("warning: " + warning)
     return 0
 
 

@@ -18,10 +18,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "program"))
 
 import sample_authentication  # noqa: E402
 import sample_events  # noqa: E402
 import sample_lines  # noqa: E402
+from scoring.errors import printable  # noqa: E402
 
 # The demo's generator of each track kind, and the folder of the demo track.
 SAMPLES = [
@@ -67,10 +69,10 @@ def main(argv):
         fresh = digests(work)
         foreign = foreign_files(root, fresh)
         if foreign:
-            sys.stderr.write(
+            sys.stderr.write(printable(
                 "%s holds %d files that make_sample did not write, e.g. %s; nothing was changed. Move them away "
-                "(your own data belong in a competition folder: docs/organizers.md) and run it again.\n"
-                % (root, len(foreign), os.path.join(root, foreign[0])))
+                "(your own data belong in a competition folder: docs/organizers.md) and run it again."
+                % (root, len(foreign), os.path.join(root, foreign[0]))) + "\n")
             return 2
         for path in digests(root):
             os.remove(os.path.join(root, path))
@@ -87,7 +89,7 @@ def main(argv):
             stream.write("\n")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("sample phase written to %s" % root)
+    print(printable("sample phase written to %s" % root))
     return 0
 
 

@@ -16,18 +16,18 @@ document and style. The starting kit's copy of the evaluation page is a whole do
 import html
 
 import markup
-from scoring import __version__
+from scoring import __version__, yamltext
+from scoring.errors import ReferenceDataError, visible
 from scoring.report import page_footer, page_head
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
 
-PAGE_NAMES = ("overview", "evaluation", "data", "terms")
 #: The last line of every generated page: the version of the scoring program.
 FOOTER = '<footer class="version">Scoring program %s</footer>\n' % html.escape(__version__)
 
 
 def esc(text):
-    return html.escape(str(text), quote=False)
+    return html.escape(visible(str(text)), quote=False)
 
 
 def pre(text):
@@ -80,10 +80,10 @@ def example_html(track_items, options):
 
 
 def track_options(track_items):
-    import yaml
-
     module = TRACKS[track_items["kind"]]
-    return parse_track_options(yaml.safe_load(track_items["track_yaml"]), module, "track.yaml")
+    config = yamltext.load(track_items["track_yaml"].encode("utf-8"), "track.yaml", ReferenceDataError,
+                           "%(file)s is not valid YAML%(where)s.")
+    return parse_track_options(config, module, "track.yaml")
 
 
 def count_items(track_items):

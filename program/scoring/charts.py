@@ -26,6 +26,8 @@ import zlib
 
 import numpy as np
 
+from . import errors
+
 FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif"
 TEXT = "#222"
 MUTED = "#666"
@@ -39,9 +41,10 @@ _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def escape(text):
-    """Text for an SVG/HTML text node or attribute: &, <, >, quotes escaped, and the
-    characters XML cannot hold at all (control characters) replaced by U+FFFD."""
-    text = _INVALID_XML.sub("\ufffd", str(text))
+    """Text for an SVG/HTML text node or attribute: &, <, >, quotes escaped, the
+    characters XML cannot hold at all (control characters) replaced by U+FFFD, and the
+    bidirectional controls and invisible characters written visibly (errors.visible)."""
+    text = _INVALID_XML.sub("\ufffd", errors.visible(str(text)))
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#39;"))
 

@@ -9,9 +9,7 @@ matching.py finds each track's files in it.
 import os
 import stat
 
-import yaml
-
-from . import names
+from . import names, yamltext
 from .errors import ReferenceDataError
 from .options import brief
 
@@ -33,13 +31,16 @@ def is_platform_metadata(res_root, name):
     if os.path.getsize(path) > PLATFORM_METADATA_MAX_BYTES:
         return False
     try:
-        with open(path, "rb") as handle:
-            content = yaml.safe_load(handle)
-    except (yaml.YAMLError, OSError, UnicodeDecodeError):
+        content = yamltext.read(path, name, _NotMetadata, "%(file)s")
+    except _NotMetadata:
         return False
     mappings = content if isinstance(content, list) else [content]
     return bool(mappings) and all(
         isinstance(m, dict) and m and all(k in PLATFORM_METADATA_KEYS for k in m) for m in mappings)
+
+
+class _NotMetadata(Exception):
+    pass
 
 
 def visible_entries(directory):
@@ -72,38 +73,10 @@ class TrackDir(object):
         return self.label + "/".join(parts)
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """YAML's safe loader without aliases: `*name` may repeat a node so that a 1 KB file
-    expands into gigabytes (a "billion laughs"); a track.yaml has no use for them."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(None, None, "aliases are refused", event.start_mark)
-        return super(_NoAliasLoader, self).compose_node(parent, index)
-
-
 def read_track_yaml(path, label):
     check_regular(path, label, ReferenceDataError)
-    try:
-        with open(path, "rb") as handle:
-            config = yaml.load(handle, Loader=_NoAliasLoader)
-    except yaml.YAMLError as exc:
-        where = ""
-        mark = getattr(exc, "problem_mark", None)
-        if mark is not None:
-            where = " at line %d" % (mark.line + 1)
-        if getattr(exc, "problem", None) == "aliases are refused":
-            raise ReferenceDataError("%s uses a YAML alias (*name)%s; write the value out instead (aliases are "
-                                     "refused: a few of them can expand into gigabytes)." % (label, where))
-        raise ReferenceDataError(
-            "%s is not valid YAML%s; expected a mapping such as 'track: <kind>'." % (label, where)
-        )
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReferenceDataError("%s cannot be read (%s)." % (label, exc))
-    except RecursionError:
-        raise ReferenceDataError("%s nests its values too deeply; expected a flat mapping such as "
-                                 "'track: <kind>'." % label)
+    config = yamltext.read(path, label, ReferenceDataError,
+                           "%(file)s is not valid YAML%(where)s; expected a mapping such as 'track: <kind>'.")
     if not isinstance(config, dict) or "track" not in config:
         raise ReferenceDataError(
             "%s must be a mapping with at least a 'track' key naming the kind of the track, 'track: <kind>'." % label

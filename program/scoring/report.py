@@ -8,7 +8,7 @@ placed together, never mixed with the other's.
 """
 
 import contextlib
-import html
+from . import htmltext as html
 import json
 import math
 import os

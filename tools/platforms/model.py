@@ -15,6 +15,8 @@ import os
 import zipfile
 
 import yaml
+from scoring import yamltext
+from scoring.errors import visible
 
 STAGES = ("development", "final")
 PAGE_NAMES = ("overview", "evaluation", "data", "terms")
@@ -118,16 +120,13 @@ def column_label(source, track_name, column, limit):
 
 def track_yaml(phase):
     """The mapping of the phase's track.yaml (the track is at the root of its reference data)."""
-    with open(os.path.join(phase.ref_dir, "track.yaml")) as stream:
-        return yaml.safe_load(stream) or {}
+    path = os.path.join(phase.ref_dir, "track.yaml")
+    return yamltext.read(path, path, BundleError, "%(file)s is not valid YAML%(where)s.") or {}
 
 
 def time_limit(source):
-    limit = source.get("execution_time_limit")
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
-        raise BundleError("competition/source.yaml: execution_time_limit is %r; expected a whole number "
-                          "of seconds per scoring run." % (limit,))
-    return limit
+    """Seconds a scoring run may take (checked by make_bundle.SOURCE_SCHEMA)."""
+    return source["execution_time_limit"]
 
 
 def tracks_of(phases):
@@ -354,7 +353,7 @@ def read_zip(data):
 
 
 def escape(text):
-    return html.escape(str(text), quote=False)
+    return html.escape(visible(str(text)), quote=False)
 
 
 def tree_entries(directory, prefix=""):

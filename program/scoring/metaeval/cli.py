@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from ..errors import ReferenceDataError, SubmissionError
+from ..errors import ReferenceDataError, SubmissionError, printable
 from ..cli import guarded
 from ..log import Log
 from .. import __version__, layout, views as view_files
@@ -87,12 +87,17 @@ def _number(text):
         return False
 
 
+def say(progress, line):
+    """One line to the organizer's terminal: names in it cannot drive the terminal, nor
+    reorder or hide text (errors.printable)."""
+    progress.write(printable(line) + "\n")
+    progress.flush()
+
+
 def _progress(progress, index, count, name, seconds, per_track):
     shown = "; ".join("%s %s=%.4f" % (label, view.primary, value) for label, view, value in per_track)
-    progress.write("[%d/%d] %s %s in %.1f s: %s\n" % (index + 1, count, name,
-                                                     "read" if seconds is None else "scored",
-                                                     seconds or 0.0, shown))
-    progress.flush()
+    say(progress, "[%d/%d] %s %s in %.1f s: %s" % (index + 1, count, name, "read" if seconds is None else "scored",
+                                                  seconds or 0.0, shown))
 
 
 def labels_of(tracks):
@@ -157,7 +162,7 @@ def compare(args, names, progress=sys.stderr):
         try:
             ref = args.ref
             if without_labels:
-                progress.write("No labels in %s: ground-truth-free analysis only for %s.\n" % (
+                say(progress, "No labels in %s: ground-truth-free analysis only for %s." % (
                     args.ref, ", ".join(t or "the root track" for t in sorted(without_labels))))
                 ref = unlabeled.placeholder_reference(args.ref, scratch.root, without_labels)
             labels, scored = score_all(args, names, ref, progress)
@@ -168,7 +173,7 @@ def compare(args, names, progress=sys.stderr):
     for t, label in enumerate(labels):
         views = [s[t][0] for s in scored]
         foregrounds = [s[t][1] for s in scored]
-        progress.write("Analysing track %s over %d submissions.\n" % (label, len(names)))
+        say(progress, "Analysing track %s over %d submissions." % (label, len(names)))
         ground_truth = not args.no_ground_truth and not (without_labels and rels[t] in without_labels)
         options = analysis.Options(args.resamples, args.seed, args.permutations, args.adjustment, ground_truth,
                                    args.reference, args.missing_cases)
@@ -186,7 +191,7 @@ def compare(args, names, progress=sys.stderr):
         with open(path, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
     for line in closing:
-        progress.write(line + "\n")
+        say(progress, line)
     return analyses
 
 
@@ -198,5 +203,5 @@ def main(argv=None):
                         "submissions at a time, or run it on a machine with more memory.")
     if status:
         return status
-    sys.stderr.write("Wrote ranking.csv, pairs.csv, ranks.csv, report.html, latex/ and svg/ in %s.\n" % args.out)
+    say(sys.stderr, "Wrote ranking.csv, pairs.csv, ranks.csv, report.html, latex/ and svg/ in %s." % args.out)
     return 0

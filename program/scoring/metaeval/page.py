@@ -2,7 +2,7 @@
 material beside them: LaTeX tables (booktabs) under latex/ and every chart as a standalone
 SVG file under svg/."""
 
-import html
+from .. import htmltext as html
 import math
 import re
 import unicodedata
@@ -10,6 +10,7 @@ import unicodedata
 import numpy as np
 
 from ..csvtext import csv_text
+from ..errors import printable
 from ..report import page_footer
 from . import analysis, challenger, charts
 
@@ -651,8 +652,9 @@ _LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{"
 
 
 def latex(text):
-    """Text for a LaTeX table cell (UTF-8 kept; LaTeX's special characters escaped)."""
-    return "".join(_LATEX.get(c, c) for c in str(text))
+    """Text for a LaTeX table cell (UTF-8 kept; control, bidirectional and invisible
+    characters written as escapes, errors.printable; LaTeX's special characters escaped)."""
+    return "".join(_LATEX.get(c, c) for c in printable(str(text)))
 
 
 def latex_ranking(a):

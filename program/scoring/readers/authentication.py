@@ -15,7 +15,8 @@ from .. import memory, names
 from ..errors import ReferenceDataError, SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
-from .text import NUMBER, cell_text, csv_rows, decimal_values, decode_lines, parse_number, read_csv_table
+from .text import (NUMBER, bounded_line, cell_text, csv_rows, decimal_values, decode_lines, line_too_long, parse_number,
+                   read_bytes, read_csv_table)
 
 AUTHENTIC, IMITATION = 0, 1
 
@@ -465,9 +466,10 @@ def read_distances_csv(path, shown):
     """
     check_regular(path, shown, SubmissionError)
     with open(path, "rb") as stream:
-        head = stream.readline()
+        head = bounded_line(stream, shown, 1, limit=ROW_LIMIT)
         if b"\r" in head.rstrip(b"\r\n"):  # lines ended by CR alone (classic Mac OS)
-            stream = io.BytesIO((head + stream.read()).replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+            data = read_bytes(path, shown, limit=ROW_LIMIT)
+            stream = io.BytesIO(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
             head = stream.readline()
         header = decode_lines(head, shown)
         if not header:
@@ -483,12 +485,12 @@ def read_distances_csv(path, shown):
         n = len(names)
         check_memory(n, 8, shown)
         row_names = []
-        distances = _parse_fixed_width(stream, n, row_names)
+        distances = _parse_fixed_width(stream, n, row_names, shown)
         fixed_width = distances is not None
         if not fixed_width:
             del row_names[:]
             stream.seek(len(head))
-            distances = _parse_rows(stream, n, row_names)
+            distances = _parse_rows(stream, n, row_names, shown)
     if distances is None or len(row_names) != n:
         _diagnose_csv(path, shown, n)
         raise SubmissionError("%s is not a %d x %d labeled matrix; expected a header row and one row per image."
@@ -503,6 +505,11 @@ def read_distances_csv(path, shown):
     return names, _checked_matrix(distances, names, shown, where)
 
 
+#: The longest line of a distance matrix (bytes): a row of n cells, or the header of n
+#: names. A line of 64 MiB holds millions of cells, whose matrix (terabytes) no machine
+#: holds, or names far longer than anyone gives; a longer line is refused as soon as that
+#: much of it is read, not after filling the memory.
+ROW_LIMIT = 1 << 26
 #: Bytes of rows read at a time by the fixed-width path.
 _BLOCK_BYTES = 1 << 24
 #: Bytes of rows converted at a time: a group stays in the cache while each digit column
@@ -510,7 +517,7 @@ _BLOCK_BYTES = 1 << 24
 _GROUP_BYTES = 1 << 19
 
 
-def _parse_fixed_width(stream, n, row_names):
+def _parse_fixed_width(stream, n, row_names, shown):
     """The (n, n) distances of rows that all share the first row's layout, read from
     `stream` (after the header) a block of rows at a time into the matrix: each row is
     a name of one width, a comma, then n cells of one width separated by commas, each
@@ -520,7 +527,7 @@ def _parse_fixed_width(stream, n, row_names):
     path), the value float() and numpy.loadtxt give. None when any row departs from the
     layout or the file does not end after n rows (the caller then reads it the general
     way); row_names receives the stripped names."""
-    first = stream.readline()
+    first = bounded_line(stream, shown, 2, limit=ROW_LIMIT)
     layout = _row_layout(first, n)
     if layout is None:
         return None
@@ -628,21 +635,27 @@ def _read_available(stream, buffer):
     return filled
 
 
-def _parse_rows(stream, n, row_names):
+def _parse_rows(stream, n, row_names, shown):
     """The (n, n) distances of the rows after the header, read from `stream` a block of
     whole lines at a time (LF or CRLF; blank lines skipped); None when a row is not a
-    name and n numbers (see _cell_values). row_names receives the rows' names."""
+    name and n numbers (see _cell_values). row_names receives the rows' names. A line
+    longer than ROW_LIMIT is refused once that much of it is read."""
     distances = memory.large_empty((n, n), np.float64)
     values = distances.reshape(-1)
     done = 0
+    lines = 1  # the lines before the block: the header's
     tail = b""
     while True:
         chunk = stream.read(_BLOCK_BYTES)
         block = tail + chunk
         cut = block.rfind(b"\n") + 1 if chunk else len(block)
+        first = block.find(b"\n", 0, ROW_LIMIT + 2)  # the lines after it lie in chunk, shorter than the limit
+        if first < 0 and len(block) > ROW_LIMIT + 1 or block[max(first - 1, 0):first] != b"\r" and first > ROW_LIMIT:
+            raise line_too_long(shown, lines + 1, ROW_LIMIT)
         if chunk and cut == 0:
             tail = block  # no line end in it yet
             continue
+        lines += block.count(b"\n", 0, cut)
         block, tail = block[:cut], block[cut:]
         rests = []
         for line in block.replace(b"\r\n", b"\n").split(b"\n"):
@@ -716,8 +729,7 @@ def _is_number(cell):
 
 def _diagnose_csv(path, shown, n):
     """Re-read row by row to name the first malformed line and cell."""
-    with open(path, "rb") as stream:
-        lines = decode_lines(stream.read(), shown)
+    lines = decode_lines(read_bytes(path, shown, limit=ROW_LIMIT), shown)
     rows = 0
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():

@@ -3,6 +3,7 @@ LF, trailing blank lines; anything else is refused with the file and the line.
 """
 
 import csv
+import os
 import re
 
 import numpy as np
@@ -11,9 +12,19 @@ from ..errors import SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
 
-#: The csv module's own limit on a field's length (its default), kept as is: no name or
-#: label comes near it, and a field beyond it is refused in a sentence naming its line.
+#: The longest field of a CSV line (characters): no name or label comes near it, and a
+#: field beyond it is refused in a sentence naming its line (csv_rows sets the csv
+#: module's limit to it).
 FIELD_LIMIT = 131072
+#: The longest line of a text file (bytes, line end excluded): a line of labels or
+#: confidences holds a name and a number, a field of FIELD_LIMIT characters takes at most
+#: 4 bytes each. A longer line is refused as soon as it is read (read_bytes, bounded_line),
+#: before it fills the memory. The distance matrices' rows have their own limit.
+LINE_LIMIT = 1 << 20
+#: Files up to this size (bytes) are read at once by read_bytes, larger ones a chunk of
+#: _READ_CHUNK bytes at a time.
+_WHOLE = 1 << 26
+_READ_CHUNK = 1 << 20
 
 
 def decode_lines(data, shown_name, error=SubmissionError):
@@ -37,15 +48,81 @@ def decode_lines(data, shown_name, error=SubmissionError):
     return lines
 
 
-def read_bytes(path, shown_name, error=SubmissionError):
-    """The bytes of a regular file (anything else is refused before it is opened)."""
+def line_too_long(shown_name, line, limit, error=SubmissionError):
+    """The one refusal of a line longer than a reader's limit."""
+    return error("%s line %d is longer than %d bytes; expected one short record a line (a line end may be "
+                 "missing)." % (shown_name, line, limit))
+
+
+def bounded_line(stream, shown_name, line, error=SubmissionError, limit=LINE_LIMIT):
+    """The next line of a binary stream (its line end kept), refused once it passes
+    `limit` bytes without a line end: never more than limit + 2 bytes read. `line`: its
+    number, for the sentence."""
+    text = stream.readline(limit + 2)
+    if len(_LINE_END.split(text, 1)[0]) > limit:  # lines ended by CR alone are split by the caller
+        raise line_too_long(shown_name, line, limit, error)
+    return text
+
+
+def read_bytes(path, shown_name, error=SubmissionError, limit=LINE_LIMIT):
+    """The bytes of a regular file (anything else is refused before it is opened); a line
+    longer than `limit` bytes (a line ends at LF, CRLF or CR) is refused naming its line.
+    A file of up to _WHOLE bytes is read at once, then its lines measured; a larger one a
+    chunk at a time, refused as soon as a line passes the limit (a 2 GB line is never
+    read whole)."""
     check_regular(path, shown_name, error)
     try:
         with memory_guard("%s is larger than the memory the scoring machine has left." % shown_name, error):
             with open(path, "rb") as stream:
-                return stream.read()
+                if os.fstat(stream.fileno()).st_size <= _WHOLE:
+                    data = stream.read()
+                    start = _long_line(data, limit)
+                else:
+                    data, start = _read_chunks(stream, limit)
     except (OSError, IOError) as exc:
         raise error("%s cannot be read (%s)." % (shown_name, exc.strerror or exc))
+    if start is not None:
+        raise line_too_long(shown_name, _line_number(data[:start]), limit, error)
+    return data
+
+
+def _long_line(data, limit):
+    """Where the first line longer than `limit` starts in `data`, or None: a jump of up to
+    limit + 1 bytes at a time to the last line end within reach."""
+    start = 0
+    while len(data) - start > limit:
+        reach = start + limit + 1
+        end = max(data.rfind(b"\n", start, reach), data.rfind(b"\r", start, reach))
+        if end < 0:
+            return start
+        start = end + 1
+    return None
+
+
+def _read_chunks(stream, limit):
+    """(bytes read, where a line longer than `limit` starts or None), reading a chunk at
+    a time and stopping at the first such line."""
+    size = min(_READ_CHUNK, limit)  # a line between two line ends of one chunk is within the limit
+    parts, start, done = [], 0, 0  # start: where the line being read starts
+    while True:
+        chunk = stream.read(size)
+        found = _LINE_END.search(chunk)
+        if done + (found.start() if found else len(chunk)) - start > limit:
+            return b"".join(parts), start
+        if not chunk:
+            return b"".join(parts), None
+        if found:
+            start = done + max(chunk.rfind(b"\n"), chunk.rfind(b"\r")) + 1
+        parts.append(chunk)
+        done += len(chunk)
+
+
+_LINE_END = re.compile(b"[\r\n]")
+
+
+def _line_number(before):
+    """The number of the line that starts after the bytes `before` (LF, CRLF and CR end lines)."""
+    return before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
 
 
 def csv_rows(lines, shown_name, error):
@@ -55,6 +132,7 @@ def csv_rows(lines, shown_name, error):
     lines after it into one field) and no field may exceed FIELD_LIMIT characters; either
     is refused naming the line where the record starts.
     """
+    csv.field_size_limit(FIELD_LIMIT)
     reader = csv.reader(lines)
     rows = []
     previous = 0
@@ -386,12 +464,14 @@ TEXT_ERRORS = [
     ("a file that cannot be read", "{file} cannot be read (Permission denied).", None),
     ("not a file", "{file} is a folder; expected a regular file.", None),
     ("larger than the memory", "{file} is larger than the memory the scoring machine has left.", None),
+    ("a line too long", "{file} line {line} is longer than %d bytes; expected one short record a line (a line end may "
+                        "be missing)." % LINE_LIMIT, None),
 ]
 CSV_ERRORS = [
     ("an unclosed quote", "{file} line {line} opens a quoted field that the line does not close; remove the stray "
                           "double quote or close it on the same line.", None),
-    ("a field too long", "{file} line {line} holds a field longer than 131072 characters; expected short names and "
-                         "labels.", None),
+    ("a field too long", "{file} line {line} holds a field longer than %d characters; expected short names and "
+                         "labels." % FIELD_LIMIT, None),
     ("not CSV", "{file} line {line} is not valid CSV ({reason}).", None),
     ("an empty file", "{file} is empty; expected a header line '{columns}' and one line per image.", None),
     ("another separator", "{file} separates its columns with {separator}; expected commas, e.g. '{columns}'.",

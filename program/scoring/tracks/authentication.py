@@ -8,7 +8,6 @@ metrics/retrieval.py).
 """
 
 import csv
-import io
 import os
 
 import numpy as np
@@ -16,7 +15,7 @@ import numpy as np
 from .. import matching, names
 from .. import options as opt
 from ..columns import Column, Metric
-from ..csvtext import csv_bytes, csv_text
+from ..csvtext import csv_bytes, csv_data
 from ..errors import ReferenceDataError, SubmissionError
 from ..files import write_text
 from ..itemview import ItemView, Ratio, leaderboard
@@ -330,12 +329,8 @@ def _unlabeled_csv(path, shown):
 def write_placeholder_labels(track_dir, files):
     """compare.py's hook: rewrite the unlabeled subset files of a copy of ref/ with label 0."""
     for name, filenames in files.items():
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["filename", "label"])
-        writer.writerows([f, 0] for f in filenames)
         with open(os.path.join(track_dir, name), "w", encoding="utf-8") as stream:
-            stream.write(out.getvalue())
+            stream.write(csv_data(["filename", "label"], [[f, 0] for f in filenames]))
 
 
 def per_image_table(subset, y_pred, retrieval, ks):
@@ -363,7 +358,7 @@ def stand_in_reference(items, directory):
 
     for subset in items["subsets"]:
         rows = [[name, i % 2] for i, name in enumerate(subset["images"])]
-        write_text(os.path.join(directory, subset["name"] + ".csv"), csv_text(["filename", "label"], rows))
+        write_text(os.path.join(directory, subset["name"] + ".csv"), csv_data(["filename", "label"], rows))
 
 
 def dummy_submission(items, directory):
@@ -371,7 +366,7 @@ def dummy_submission(items, directory):
     for subset in items["subsets"]:
         names = subset["images"]
         write_text(os.path.join(directory, subset["name"] + "_labels.csv"),
-                   csv_text(["filename", "label"], [[name, 0] for name in names]))
+                   csv_data(["filename", "label"], [[name, 0] for name in names]))
         np.savez_compressed(os.path.join(directory, subset["name"] + "_distances.npz"),
                             names=np.array(names), distances=np.ones((len(names), len(names)), dtype=np.float32))
     write_text(os.path.join(directory, "README.md"),
@@ -421,12 +416,12 @@ def example(items, options):
     subset = items["subsets"][0]
     name = subset["name"]
     a, b = (subset["images"] + subset["images"])[:2] if len(subset["images"]) < 2 else subset["images"][:2]
-    res = {"%s_labels.csv" % name: csv_text(["filename", "label"], [[a, 0], [b, 1]])}
+    res = {"%s_labels.csv" % name: csv_data(["filename", "label"], [[a, 0], [b, 1]])}
     if options["distances"] == "required":
-        res["%s_distances.csv" % name] = csv_text(["", a, b], [[a, 0, 0.42], [b, 0.42, 0]])
+        res["%s_distances.csv" % name] = csv_data(["", a, b], [[a, 0, 0.42], [b, 0.42, 0]])
     if options["documentation"] == "required":
         res["README.md"] = "Features: slant, stroke width and letter spacing.\n"
-    ref = {"%s.csv" % name: csv_text(["filename", "label"], [[a, 0], [b, 1]])}
+    ref = {"%s.csv" % name: csv_data(["filename", "label"], [[a, 0], [b, 1]])}
     return res, ref, None
 
 
