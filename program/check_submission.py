@@ -43,9 +43,10 @@ except ModuleNotFoundError as error:
 def unpacked(submission, res):
     """The submission as the platforms unpack it: a zip is extracted into res/ (names made
     safe as Python's ZipFile.extractall, which their workers use, makes them; within the
-    bounds of scoring.unpack), a folder is copied with its links kept."""
+    bounds of scoring.unpack); a folder is read where it is (res/ a link to it), so that
+    its links, pipes and hard links meet the scoring program's own refusals, unfollowed."""
     if os.path.isdir(submission):
-        shutil.copytree(submission, res, symlinks=True)
+        os.symlink(os.path.abspath(submission), res)
     elif zipfile.is_zipfile(submission):
         unpack.extract(submission, res, os.path.basename(submission), SubmissionError, strict=False)
     elif os.path.exists(submission):
