@@ -99,7 +99,7 @@ def read_track_yaml(path, label):
             "%s is not valid YAML%s; expected a mapping such as 'track: <kind>'." % (label, where)
         )
     except (OSError, UnicodeDecodeError) as exc:
-        raise ReferenceDataError("%s cannot be read (%s)." % (label, exc))
+        raise ReferenceDataError("%s cannot be read (%s)." % (label, getattr(exc, "strerror", None) or exc))
     except RecursionError:
         raise ReferenceDataError("%s nests its values too deeply; expected a flat mapping such as "
                                  "'track: <kind>'." % label)

@@ -41,7 +41,8 @@ def extract(zip_path, target, shown, error, strict=True, unreadable=None, max_me
     try:
         archive = zipfile.ZipFile(zip_path)
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, EOFError) as exc:
-        raise error(unreadable or "%s is not a readable zip file (%s)." % (shown, exc))
+        reason = getattr(exc, "strerror", None) or exc  # an OSError's text would hold the path
+        raise error(unreadable or "%s is not a readable zip file (%s)." % (shown, reason))
     with archive:
         members = archive.infolist()
         if len(members) > max_members:
