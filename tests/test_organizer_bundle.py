@@ -475,12 +475,12 @@ def _linked_competition(tmp_path, case):
                         "hard link); what the participants get is public: put a file of its own there.")
     if case == "kit link out of the folder":
         os.symlink(secret, os.path.join(kit, "notes.txt"))
-        return folder, ("starting_kit/myevents/notes.txt is a symbolic link to a file outside the competition "
-                        "folder; the build follows no link out of it: put the file itself there.")
+        return folder, ("starting_kit/myevents/notes.txt leads outside the competition folder; the build reads "
+                        "nothing outside it (no symbolic link out of it is followed): put the file itself there.")
     if case == "reference link out of the folder":
         os.symlink(secret, os.path.join(folder, "final", "myevents", "notes.txt"))
-        return folder, ("final/myevents/notes.txt is a symbolic link to a file outside the competition folder; the "
-                        "build follows no link out of it: put the file itself there.")
+        return folder, ("final/myevents/notes.txt leads outside the competition folder; the build reads nothing "
+                        "outside it (no symbolic link out of it is followed): put the file itself there.")
     if case == "loop in the reference data":
         os.symlink(".", os.path.join(folder, "development", "myevents", "loop"))
         return folder, ("development/myevents/loop is a folder that holds itself through a symbolic link (a loop); "
@@ -489,6 +489,10 @@ def _linked_competition(tmp_path, case):
         os.mkfifo(os.path.join(kit, "pipe"))
         return folder, ("starting_kit/myevents/pipe is a named pipe (FIFO); the build reads regular files and "
                         "folders only: remove it.")
+    if case == "page outside the folder":
+        write(os.path.join(folder, "source.yaml"), "pages:\n  data: ../netrc\n")
+        return folder, ("the data page ../netrc leads outside the competition folder; the build reads nothing outside "
+                        "it (no symbolic link out of it is followed): put the file itself there.")
     if case == "page linked to the truth":
         os.symlink(os.path.join("final", "myevents", "Harvest_Feast.txt"), os.path.join(folder, "data.html"))
         write(os.path.join(folder, "source.yaml"), "pages:\n  data: data.html\n")
@@ -506,7 +510,7 @@ def _linked_competition(tmp_path, case):
 @pytest.mark.parametrize("case", [
     "kit link to the final truth", "kit hard link to the final truth", "kit link out of the folder",
     "reference link out of the folder", "loop in the reference data", "named pipe in the kit",
-    "page linked to the truth", "reference files in a store of the folder"])
+    "page outside the folder", "page linked to the truth", "reference files in a store of the folder"])
 def test_the_build_reads_nothing_outside_the_folder_and_publishes_no_reference_file(tmp_path, case):
     """One sentence naming the file (exit 2, nothing written), on every Python: the build
     walks the folder itself, bounded, where shutil.copytree followed every link (and on

@@ -131,8 +131,8 @@ def _followed(path, root, shown, secret):
     what is public, or resolves to nothing."""
     real = os.path.realpath(path)
     if not inside(real, root):
-        raise Refused("%s is a symbolic link to a file outside the competition folder; the build follows no link "
-                      "out of it: put the file itself there." % shown)
+        raise Refused("%s leads outside the competition folder; the build reads nothing outside it (no symbolic "
+                      "link out of it is followed): put the file itself there." % shown)
     if secret is not None and any(inside(real, folder) for folder in secret.folders):
         raise Refused("%s leads into the reference data (development/ or final/); what the participants get is "
                       "public: put a file of its own there." % shown)

@@ -35,7 +35,8 @@ def extract(zip_path, target, shown, error, strict=True, unreadable=None, max_me
             max_bytes=MAX_BYTES):
     """Unpack the zip at zip_path into the folder target (made if absent), or raise
     error(sentence): shown names the zip in sentences (a path, or "The file you uploaded");
-    unreadable, if given, is the sentence for a file that is no zip."""
+    unreadable, if given, is the sentence for a file that is no zip; max_bytes None: the free
+    disk alone bounds the bytes (the organizer's reference data may be larger than a submission)."""
     os.makedirs(target, exist_ok=True)
     root = os.path.realpath(target)
     try:
@@ -51,7 +52,7 @@ def extract(zip_path, target, shown, error, strict=True, unreadable=None, max_me
         destinations = [_destination(shown, root, member, strict, error) for member in members]
         needed = sum(member.file_size for member in members)
         largest = max(members, key=lambda member: member.file_size) if members else None
-        if needed > max_bytes:
+        if max_bytes is not None and needed > max_bytes:
             raise error("%s declares %s unpacked (%s alone %s), more than the %s a zip may unpack into; refused."
                         % (shown, _size(needed), largest.filename, _size(largest.file_size), _size(max_bytes)))
         free = shutil.disk_usage(root).free

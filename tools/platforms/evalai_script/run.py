@@ -23,10 +23,11 @@ from scoring.errors import ReferenceDataError, ScoringError, SubmissionError  # 
 def main(argv):
     annotation, submission, work = argv[1:4]
     source = os.path.join(work, "input")
-    try:
+    try:  # the organizer's reference data are bounded by the free disk alone, a submission by unpack's limits
         unpack.extract(annotation, os.path.join(source, "ref"), "This phase's test annotation file",
-                       ReferenceDataError, unreadable="This phase's test annotation file is not a readable zip; "
-                                                      "upload the challenge zip that tools/make_bundle.py wrote.")
+                       ReferenceDataError, max_bytes=None,
+                       unreadable="This phase's test annotation file is not a readable zip; upload the challenge "
+                                  "zip that tools/make_bundle.py wrote.")
         unpack.extract(submission, os.path.join(source, "res"), "The file you uploaded", SubmissionError,
                        strict=False, unreadable="The file you uploaded is not a readable zip file; upload a zip of "
                                                 "your result files, laid out as the starting kit's sample_submission/.")
