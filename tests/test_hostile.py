@@ -900,6 +900,15 @@ def test_zip_with_more_members_than_the_limit(tmp_path):
     assert "s.zip holds 31 members (the first f0.txt); at most 30 are unpacked, refused" in sentence
 
 
+def test_zip_member_nested_deeper_than_the_index_reads(tmp_path):
+    """os.makedirs recurses once a folder: 1500 levels would end in a RecursionError."""
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a/" * 1500 + "x.txt", b"1")], lambda d: None))
+    assert sentence.startswith("%s holds a/a/" % (tmp_path / "s.zip"))
+    assert sentence.endswith("/x.txt, nested more than 64 folders deep; zip the result files at the top level or "
+                             "in the folders the phase expects.")
+    assert os.listdir(str(tmp_path / "out")) == []
+
+
 def _evalai_run(tmp_path, submission, annotation=None):
     """The EvalAI evaluation script's run.py, as packed beside program/ in evaluation_script.zip,
     on an uploaded zip: (exit status, last stderr line, the unzipped res/)."""

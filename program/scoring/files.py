@@ -12,12 +12,13 @@ asks it (names compared in NFC, names.canonical), and none lists a folder again.
 import os
 import stat
 
-from . import names
+from . import names, unpack
 from .errors import ReferenceDataError, SubmissionError, printable
 from .layout import FILE_KINDS, is_platform_metadata
 
-#: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels).
-MAX_DEPTH = 64
+#: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels):
+#: unpack's bound, so that no zip unpacks into what the index refuses.
+MAX_DEPTH = unpack.MAX_DEPTH
 
 EMPTY = "The submission is empty; the zip must hold the result files."
 

@@ -26,6 +26,9 @@ import zlib
 MAX_MEMBERS = 20000
 #: The most bytes a zip may unpack into, whatever the free disk (4 GB).
 MAX_BYTES = 4 * 1000 ** 3
+#: How deep a member's folders may nest: the index of res/ reads no deeper (files.py), and
+#: os.makedirs recurses once per folder.
+MAX_DEPTH = 64
 CHUNK = 1 << 20
 #: The compression methods Python's zipfile reads.
 METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
@@ -75,6 +78,9 @@ def _destination(shown, root, member, strict, error):
     if member.compress_type not in METHODS:
         raise error("%s holds %s compressed with method %d, which cannot be read; zip it again with the usual "
                     "(deflate) compression." % (shown, name, member.compress_type))
+    if name.rstrip("/").count("/") + name.endswith("/") > MAX_DEPTH:
+        raise error("%s holds %s, nested more than %d folders deep; zip the result files at the top level or in the "
+                    "folders the phase expects." % (shown, name, MAX_DEPTH))
     if strict:
         if stat.S_ISLNK(member.external_attr >> 16):
             raise error("%s holds a symbolic link, %s; links are refused." % (shown, name))
