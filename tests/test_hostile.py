@@ -201,6 +201,17 @@ def test_a_hard_link_to_ground_truth_kept_in_a_store_is_refused(tmp_path, link):
     assert_clean_failure(run, 1, "Holi_Festival.txt is a hard link to a file of the reference data")
 
 
+def test_a_link_in_ref_to_a_large_tree_is_walked_within_a_bound(tmp_path, monkeypatch):
+    """ref/'s links are followed to know its files, at most MAX_REFERENCE_ENTRIES entries
+    (a link to / would walk the worker's disk), and a link loop is walked once."""
+    from scoring import files
+    root = sample_phase(tmp_path / "phase", "events")
+    os.symlink(".", ref(root, "events", "loop"))
+    score(root)
+    monkeypatch.setattr(files, "MAX_REFERENCE_ENTRIES", 10)
+    refused(root, ReferenceDataError, "The reference data folder ref/ holds more than 10 files and folders")
+
+
 def test_a_store_of_the_reference_data_is_scored(tmp_path):
     """Links in ref/ are the organizer's: the phase scores as it does with plain folders."""
     plain = run_limited(sample_phase(tmp_path / "plain", "events"), timeout=60)

@@ -220,12 +220,18 @@ def refuse_links_out(identities, ref_root):
                 "submission); submit your own result files, each a file of its own." % (child, links, inside[key]))
 
 
+#: The most entries of ref/ (links followed) whose identity is taken: a link to / would
+#: otherwise walk the worker's whole disk.
+MAX_REFERENCE_ENTRIES = 1000000
+
+
 def _file_ids(root):
     """(device, inode) of every regular file under `root`, symbolic links followed (a
     reference file or track folder may be a link into a store); each folder is walked once,
-    so that a link loop ends."""
+    so that a link loop ends, and at most MAX_REFERENCE_ENTRIES entries are examined."""
     ids, seen = set(), set()
     pending = [root]
+    examined = 0
     while pending:
         directory = pending.pop()
         try:
@@ -236,6 +242,11 @@ def _file_ids(root):
         if (info.st_dev, info.st_ino) in seen:
             continue
         seen.add((info.st_dev, info.st_ino))
+        examined += len(found)
+        if examined > MAX_REFERENCE_ENTRIES:
+            raise ReferenceDataError("The reference data folder ref/ holds more than %d files and folders (its "
+                                     "symbolic links followed); does a link lead out of the reference data?"
+                                     % MAX_REFERENCE_ENTRIES)
         for name in found:
             path = os.path.join(directory, name)
             try:
