@@ -25,7 +25,7 @@ sys.path.insert(0, HERE)
 import scoring  # noqa: E402
 
 try:
-    from scoring import public, runner
+    from scoring import public, runner, unpack
     from scoring.cli import guarded
     from scoring.errors import SubmissionError, printable
     from scoring.log import Log
@@ -40,15 +40,15 @@ except ModuleNotFoundError as error:
     sys.exit(3)
 
 
-def unpack(submission, res):
-    """The submission as the platforms unpack it: a zip is extracted into res/ (Python's
-    zipfile, as their workers do), a folder is copied with its links kept."""
+def unpacked(submission, res):
+    """The submission as the platforms unpack it: a zip is extracted into res/ (names made
+    safe as Python's ZipFile.extractall, which their workers use, makes them; within the
+    bounds of scoring.unpack); a folder is read where it is (res/ a link to it), so that
+    its links, pipes and hard links meet the scoring program's own refusals, unfollowed."""
     if os.path.isdir(submission):
-        shutil.copytree(submission, res, symlinks=True)
+        os.symlink(os.path.abspath(submission), res)
     elif zipfile.is_zipfile(submission):
-        os.makedirs(res)
-        with zipfile.ZipFile(submission) as archive:
-            archive.extractall(res)
+        unpack.extract(submission, res, os.path.basename(submission), SubmissionError, strict=False)
     elif os.path.exists(submission):
         raise SubmissionError("%s is neither a zip file nor a folder; upload a zip of your result files."
                               % os.path.basename(submission))
@@ -62,7 +62,7 @@ def check(submission, items, log):
     work = tempfile.mkdtemp(prefix="check-submission-")
     try:
         public.stand_in_reference(items, os.path.join(work, "ref"))
-        unpack(submission, os.path.join(work, "res"))
+        unpacked(submission, os.path.join(work, "res"))
         scores, _ = runner.score_submission(work, log)
         return scores
     finally:

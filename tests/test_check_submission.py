@@ -5,6 +5,7 @@ checked case by case in test_malformed.py (each case is scored once for both).""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -31,6 +32,25 @@ def test_checker_accepts_the_sample_phase_as_a_zip(tmp_path):
     checked, _ = run_checker(tmp_path / "submission.zip", items_path)
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout.startswith("The submission is valid")
+
+
+def test_checker_reads_a_folder_in_place_and_refuses_what_the_program_refuses(tmp_path):
+    """A folder is not copied (shutil.copytree raised on a named pipe, a traceback): the
+    scoring program's index refuses its pipe, link or loop in its own sentence."""
+    items_path = tmp_path / "public_items.json"
+    items_path.write_text(public.dumps(public.public_items(os.path.join(SAMPLE, "ref"))), encoding="utf-8")
+    folder = tmp_path / "submission"
+    shutil.copytree(os.path.join(SAMPLE, "res"), str(folder))
+    checked, _ = run_checker(folder, items_path)
+    assert checked.returncode == 0, checked.stderr
+    os.mkfifo(str(folder / "events" / "pipe"))
+    checked, line = run_checker(folder, items_path)
+    assert (checked.returncode, line) == (1, "Submission error: The submission's events/pipe is a named pipe (FIFO); "
+                                             "submit regular files and folders only.")
+    os.remove(str(folder / "events" / "pipe"))
+    os.symlink(".", str(folder / "loop"))
+    checked, line = run_checker(folder, items_path)
+    assert checked.returncode == 1 and "The submission contains a symbolic link, loop;" in line
 
 
 def test_public_items_hold_names_and_sizes_only(tmp_path):

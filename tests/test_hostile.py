@@ -25,7 +25,7 @@ from malformed import SAMPLE
 from phases import sample_phase, write_phase
 from PIL import Image
 
-from scoring import memory, report
+from scoring import memory, report, unpack
 from scoring.readers import authentication as reader
 from scoring.errors import ReferenceDataError, SubmissionError, printable
 from scoring.log import Log
@@ -175,6 +175,92 @@ def test_a_hard_link_to_the_ground_truth_is_refused(tmp_path):
     os.link(ref(root, "events", "Holi_Festival.txt"), res(root, "events", "Holi_Festival.txt"))
     refused(root, SubmissionError, "Holi_Festival.txt is a hard link to a file of the reference data")
 
+
+
+def _store_phase(tmp_path, link):
+    """The events phase whose reference data live in INPUT/store/ (a git-annex or DVC store,
+    one copy shared between phases): link 'folder' makes ref/events a symbolic link to the
+    stored track folder, 'files' each reference file a link to its stored file."""
+    root = sample_phase(tmp_path / "phase", "events")
+    shutil.move(ref(root, "events"), str(root / "store"))
+    if link == "folder":
+        os.symlink(os.path.join("..", "store"), ref(root, "events"))
+    else:
+        os.mkdir(ref(root, "events"))
+        for name in os.listdir(str(root / "store")):
+            os.symlink(os.path.join("..", "..", "store", name), ref(root, "events", name))
+    return root
+
+
+@pytest.mark.parametrize("link", ["folder", "files"])
+def test_a_hard_link_to_ground_truth_kept_in_a_store_is_refused(tmp_path, link):
+    root = _store_phase(tmp_path, link)
+    os.remove(res(root, "events", "Holi_Festival.txt"))
+    os.link(str(root / "store" / "Holi_Festival.txt"), res(root, "events", "Holi_Festival.txt"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 1, "Holi_Festival.txt is a hard link to a file of the reference data")
+
+
+def test_a_link_in_ref_to_a_large_tree_is_walked_within_a_bound(tmp_path, monkeypatch):
+    """ref/'s links are followed to know its files, at most MAX_REFERENCE_ENTRIES entries
+    (a link to / would walk the worker's disk), and a link loop is walked once."""
+    from scoring import files
+    root = sample_phase(tmp_path / "phase", "events")
+    os.symlink(".", ref(root, "events", "loop"))
+    score(root)
+    monkeypatch.setattr(files, "MAX_REFERENCE_ENTRIES", 10)
+    refused(root, ReferenceDataError, "The reference data folder ref/ holds more than 10 files and folders")
+
+
+def test_a_store_of_the_reference_data_is_scored(tmp_path):
+    """Links in ref/ are the organizer's: the phase scores as it does with plain folders."""
+    plain = run_limited(sample_phase(tmp_path / "plain", "events"), timeout=60)
+    stored = run_limited(_store_phase(tmp_path / "stored", "files"), timeout=60)
+    assert plain.status == stored.status == 0, stored.stderr
+    assert stored.scores() == plain.scores()
+
+
+def test_a_hard_link_to_a_file_outside_the_submission_is_refused_unread(tmp_path):
+    """A worker's credentials file: refused before it is opened, nothing of it quoted."""
+    root = sample_phase(tmp_path / "phase", "authentication")
+    secret = root / "credentials"
+    secret.write_text("machine example.org login worker password hunter2\n")
+    os.remove(res(root, "authentication", "Pizan_labels.csv"))
+    os.link(str(secret), res(root, "authentication", "Pizan_labels.csv"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 1, "Pizan_labels.csv is a hard link to a file outside the submission (2 names, 1 of "
+                                 "them in the submission)")
+    page = (root / "out" / "detailed_results.html").read_text(encoding="utf-8")
+    assert "hunter2" not in run.stderr + run.stdout + page
+
+
+@pytest.mark.parametrize("how", ["is", "lies inside", "holds"])
+def test_res_and_ref_that_are_one_folder_are_the_platforms_error(tmp_path, how):
+    """INPUT/res a link to INPUT/ref would score the ground truth as the submission."""
+    root = sample_phase(tmp_path / "phase", "events")
+    shutil.rmtree(str(root / "res"))
+    if how == "is":
+        os.symlink("ref", str(root / "res"))
+    elif how == "lies inside":
+        os.mkdir(ref(root, "submitted"))
+        shutil.copytree(os.path.join(SAMPLE, "res", "events"), ref(root, "submitted", "events"))
+        os.symlink(os.path.join("ref", "submitted"), str(root / "res"))
+    else:
+        shutil.copytree(os.path.join(SAMPLE, "res", "events"), res(root, "events"))
+        shutil.move(str(root / "ref"), res(root, "truth"))
+        os.symlink(os.path.join("res", "truth"), str(root / "ref"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 2, "The submission folder res/ %s the reference data folder ref/" % how)
+
+
+def test_a_missing_reference_folder_shows_no_path_of_the_worker(tmp_path):
+    root = sample_phase(tmp_path / "phase", "events")
+    shutil.rmtree(str(root / "ref"))
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 2, "The reference data folder ref/ is missing; the scoring program reads them from "
+                                 "INPUT/ref/")
+    page = (root / "out" / "detailed_results.html").read_text(encoding="utf-8")
+    assert str(tmp_path) not in run.stderr + run.stdout + page
 
 def test_a_hard_link_inside_the_submission_is_fine(tmp_path):
     root = sample_phase(tmp_path / "phase", "events")
@@ -706,14 +792,14 @@ def test_fest2025_warns_about_thresholds_the_official_script_ignores(tmp_path):
 # ------------------------------------------------------------ compare.py's zip extraction
 
 
-def _extract(tmp_path, build):
-    from scoring.metaeval.submissions import safe_extract
+def _extract(tmp_path, build, **bounds):
+    """The sentence refusing the zip that build(path) writes, as compare.py unpacks it."""
     path = str(tmp_path / "s.zip")
     build(path)
     target = tmp_path / "out"
     target.mkdir()
     with pytest.raises(SubmissionError) as raised:
-        safe_extract(path, str(target))
+        unpack.extract(path, str(target), path, SubmissionError, **bounds)
     return raised.value.sentence
 
 
@@ -773,22 +859,118 @@ def test_zip_member_resolving_to_the_root(tmp_path):
 
 
 def test_zip_larger_than_the_free_disk(tmp_path, monkeypatch):
-    from scoring.metaeval import submissions
-    monkeypatch.setattr(submissions.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10, 10, 5))
+    monkeypatch.setattr(unpack.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10, 10, 5))
     sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"x" * 100)], lambda d: None))
     assert "unpacks into" in sentence and "refused" in sentence
 
 
 def test_zip_disk_full_while_writing(tmp_path, monkeypatch):
-    from scoring.metaeval import submissions
-
-    def full(source, sink):
+    def full(*args):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(submissions.shutil, "copyfileobj", full)
+    monkeypatch.setattr(unpack, "open", full, raising=False)
     sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a.txt", b"x")], lambda d: None))
     assert "cannot be unpacked (No space left on device)" in sentence
 
+
+
+def _lying_sizes(path, members, declared):
+    """A zip of members [(name, bytes)] whose directory (central and local headers) says
+    each holds `declared` bytes: a bomb's sizes without its gigabytes."""
+    _patched_zip(path, members, lambda data: None)
+    with open(path, "rb") as stream:
+        data = bytearray(stream.read())
+    for signature, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = data.find(signature)
+        while start >= 0:
+            data[start + at:start + at + 4] = struct.pack("<I", declared)
+            start = data.find(signature, start + 4)
+    with open(path, "wb") as stream:
+        stream.write(bytes(data))
+
+
+def test_zip_declaring_more_than_the_limit_is_refused_before_writing(tmp_path):
+    members = [("bomb_%d.csv" % i, b"0,0\n" * 100) for i in range(10)]
+    sentence = _extract(tmp_path, lambda p: _lying_sizes(p, members, 2 ** 31))
+    assert sentence.endswith("s.zip declares 21.5 GB unpacked (bomb_0.csv alone 2.1 GB), more than the 4.0 GB a "
+                             "zip may unpack into; refused.")
+    assert os.listdir(str(tmp_path / "out")) == []
+
+
+def test_zip_member_holding_more_than_it_declares_stops_at_its_size(tmp_path):
+    """Python's zipfile reads a member up to its declared size, and the CRC then fails:
+    what is written never exceeds what the directory declared."""
+    sentence = _extract(tmp_path, lambda p: _lying_sizes(p, [("a.csv", b"0,1\n" * 5000)], 10))
+    assert "s.zip: the member a.csv is corrupt" in sentence
+    assert os.path.getsize(str(tmp_path / "out" / "a.csv")) <= 10
+
+
+def test_zip_with_more_members_than_the_limit(tmp_path):
+    members = [("f%d.txt" % i, b"") for i in range(31)]
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, members, lambda d: None), max_members=30)
+    assert "s.zip holds 31 members (the first f0.txt); at most 30 are unpacked, refused" in sentence
+
+
+def test_zip_member_nested_deeper_than_the_index_reads(tmp_path):
+    """os.makedirs recurses once a folder: 1500 levels would end in a RecursionError."""
+    sentence = _extract(tmp_path, lambda p: _patched_zip(p, [("a/" * 1500 + "x.txt", b"1")], lambda d: None))
+    assert sentence.startswith("%s holds a/a/" % (tmp_path / "s.zip"))
+    assert sentence.endswith("/x.txt, nested more than 64 folders deep; zip the result files at the top level or "
+                             "in the folders the phase expects.")
+    assert os.listdir(str(tmp_path / "out")) == []
+
+
+def _evalai_run(tmp_path, submission, annotation=None):
+    """The EvalAI evaluation script's run.py, as packed beside program/ in evaluation_script.zip,
+    on an uploaded zip: (exit status, last stderr line, the unzipped res/)."""
+    script = tmp_path / "script"
+    script.mkdir(parents=True)
+    shutil.copy(os.path.join(os.path.dirname(PROGRAM), "tools", "platforms", "evalai_script", "run.py"),
+                str(script / "run.py"))
+    os.symlink(PROGRAM, str(script / "program"))
+    if annotation is None:
+        annotation = str(tmp_path / "annotation.zip")
+        with zipfile.ZipFile(annotation, "w") as archive:
+            for folder, _, names in os.walk(os.path.join(SAMPLE, "ref", "events")):
+                for name in names:
+                    path = os.path.join(folder, name)
+                    archive.write(path, os.path.relpath(path, os.path.join(SAMPLE, "ref")))
+    work = tmp_path / "work"
+    work.mkdir()
+    completed = subprocess.run([sys.executable, str(script / "run.py"), annotation, submission, str(work)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    lines = [line for line in completed.stderr.splitlines() if line.strip()]
+    return completed.returncode, lines[-1] if lines else "", work / "input" / "res"
+
+
+def test_evalai_script_refuses_a_zip_bomb_and_too_many_members(tmp_path):
+    bomb = str(tmp_path / "bomb.zip")
+    _lying_sizes(bomb, [("Holi_Festival_%d.txt" % i, b"x 0.5\n" * 100) for i in range(10)], 2 ** 31)
+    status, line, res_dir = _evalai_run(tmp_path / "a", bomb)
+    assert (status, line) == (1, "Submission error: The file you uploaded declares 21.5 GB unpacked "
+                                 "(Holi_Festival_0.txt alone 2.1 GB), more than the 4.0 GB a zip may unpack into; "
+                                 "refused.")
+    assert os.listdir(str(res_dir)) == []
+    many = str(tmp_path / "many.zip")
+    with zipfile.ZipFile(many, "w") as archive:
+        for i in range(unpack.MAX_MEMBERS + 1):
+            archive.writestr("f%d.txt" % i, b"")
+    status, line, _ = _evalai_run(tmp_path / "b", many)
+    assert (status, line) == (1, "Submission error: The file you uploaded holds 20001 members (the first f0.txt); at "
+                                 "most 20000 are unpacked, refused: zip the result files alone.")
+
+
+def test_evalai_script_names_members_as_the_platforms_workers_do(tmp_path):
+    """Names are made safe as ZipFile.extractall makes them (Codabench's and Codalab's
+    workers): '../' and a leading '/' are dropped, not refused; the run is then scored."""
+    upload = str(tmp_path / "upload.zip")
+    with zipfile.ZipFile(upload, "w") as archive:
+        for name in sorted(os.listdir(os.path.join(SAMPLE, "res", "events"))):
+            with open(os.path.join(SAMPLE, "res", "events", name), "rb") as stream:
+                archive.writestr(("../" if name < "M" else "/") + "events/" + name, stream.read())
+    status, line, res_dir = _evalai_run(tmp_path, upload)
+    assert status == 0, line
+    assert sorted(os.listdir(str(res_dir / "events"))) == sorted(os.listdir(os.path.join(SAMPLE, "res", "events")))
 
 def test_compare_out_of_memory_is_one_sentence(monkeypatch, capsys, tmp_path):
     from scoring.metaeval import cli

@@ -473,3 +473,87 @@ def test_source_yaml_is_checked_against_its_declared_schema(tmp_path, text, sent
     with pytest.raises(make_bundle.BuildError) as raised:
         make_bundle.build(str(tmp_path / "dist"), folder)
     assert str(raised.value) == os.path.join(folder, "source.yaml") + sentence
+
+
+# ------------------------------------------------------------ nothing leaves the competition folder
+
+
+def _linked_competition(tmp_path, case):
+    """An events competition with one hostile or odd entry: (folder, what the build must say
+    on stderr, or None for a build that succeeds)."""
+    folder = str(tmp_path / "competition")
+    make_events(os.path.join(folder, "development", "myevents"), "d")
+    make_events(os.path.join(folder, "final", "myevents"), "f")
+    kit = os.path.join(folder, "starting_kit", "myevents")
+    make_events(os.path.join(tmp_path, "kit"), "d")
+    shutil.copytree(os.path.join(tmp_path, "kit"), kit)
+    os.remove(os.path.join(kit, "track.yaml"))
+    truth = os.path.join(folder, "final", "myevents", "Harvest_Feast.txt")
+    secret = str(tmp_path / "netrc")
+    write(secret, "machine example.org login organizer password hunter2\n")
+    if case == "kit link to the final truth":
+        os.remove(os.path.join(kit, "Harvest_Feast.txt"))
+        os.symlink(os.path.relpath(truth, kit), os.path.join(kit, "Harvest_Feast.txt"))
+        return folder, ("starting_kit/myevents/Harvest_Feast.txt leads into the reference data (development/ or "
+                        "final/); what the participants get is public: put a file of its own there.")
+    if case == "kit hard link to the final truth":
+        os.remove(os.path.join(kit, "Harvest_Feast.txt"))
+        os.link(truth, os.path.join(kit, "Harvest_Feast.txt"))
+        return folder, ("starting_kit/myevents/Harvest_Feast.txt is the same file as one of the reference data (a "
+                        "hard link); what the participants get is public: put a file of its own there.")
+    if case == "kit link out of the folder":
+        os.symlink(secret, os.path.join(kit, "notes.txt"))
+        return folder, ("starting_kit/myevents/notes.txt leads outside the competition folder; the build reads "
+                        "nothing outside it (no symbolic link out of it is followed): put the file itself there.")
+    if case == "reference link out of the folder":
+        os.symlink(secret, os.path.join(folder, "final", "myevents", "notes.txt"))
+        return folder, ("final/myevents/notes.txt leads outside the competition folder; the build reads nothing "
+                        "outside it (no symbolic link out of it is followed): put the file itself there.")
+    if case == "loop in the reference data":
+        os.symlink(".", os.path.join(folder, "development", "myevents", "loop"))
+        return folder, ("development/myevents/loop is a folder that holds itself through a symbolic link (a loop); "
+                        "remove the link.")
+    if case == "named pipe in the kit":
+        os.mkfifo(os.path.join(kit, "pipe"))
+        return folder, ("starting_kit/myevents/pipe is a named pipe (FIFO); the build reads regular files and "
+                        "folders only: remove it.")
+    if case == "page outside the folder":
+        write(os.path.join(folder, "source.yaml"), "pages:\n  data: ../netrc\n")
+        return folder, ("the data page ../netrc leads outside the competition folder; the build reads nothing outside "
+                        "it (no symbolic link out of it is followed): put the file itself there.")
+    if case == "page linked to the truth":
+        os.symlink(os.path.join("final", "myevents", "Harvest_Feast.txt"), os.path.join(folder, "data.html"))
+        write(os.path.join(folder, "source.yaml"), "pages:\n  data: data.html\n")
+        return folder, ("the data page data.html leads into the reference data (development/ or final/); what the "
+                        "participants get is public: put a file of its own there.")
+    assert case == "reference files in a store of the folder"
+    store = os.path.join(folder, "store")
+    shutil.move(os.path.join(folder, "final", "myevents"), store)
+    os.mkdir(os.path.join(folder, "final", "myevents"))
+    for name in os.listdir(store):
+        os.symlink(os.path.join("..", "..", "store", name), os.path.join(folder, "final", "myevents", name))
+    return folder, None
+
+
+@pytest.mark.parametrize("case", [
+    "kit link to the final truth", "kit hard link to the final truth", "kit link out of the folder",
+    "reference link out of the folder", "loop in the reference data", "named pipe in the kit",
+    "page outside the folder", "page linked to the truth", "reference files in a store of the folder"])
+def test_the_build_reads_nothing_outside_the_folder_and_publishes_no_reference_file(tmp_path, case):
+    """One sentence naming the file (exit 2, nothing written), on every Python: the build
+    walks the folder itself, bounded, where shutil.copytree followed every link (and on
+    Python 3.7 zipped 624 nested copies of a loop). A store of the reference data inside
+    the folder is followed: its files are the phase's, byte for byte."""
+    folder, sentence = _linked_competition(tmp_path, case)
+    dist = tmp_path / "dist"
+    completed = build_bundle(folder, dist)
+    if sentence is not None:
+        assert (completed.returncode, completed.stderr.strip()) == (2, sentence)
+        assert not os.path.exists(str(dist / "myevents"))
+        return
+    assert completed.returncode == 0, completed.stderr
+    with open(str(dist / "myevents" / "myevents_final_reference.zip"), "rb") as stream:
+        zipped = read_zip(stream.read())
+    stored = files_of(os.path.join(folder, "store"))
+    assert sorted(zipped) == sorted(stored)
+    assert all(zipped[name] == stored[name] for name in stored if name != "track.yaml")

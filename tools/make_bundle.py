@@ -45,6 +45,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+import confined  # noqa: E402
 import manual as kit_manual  # noqa: E402
 import pages as page_texts  # noqa: E402
 from platforms import WRITERS, codabench, codalab, model  # noqa: E402
@@ -338,18 +339,12 @@ def kind_files(competition):
 TITLE_FIELDS = ("competition", "title")
 
 
-def bundled_reference(source_dir, target, titles):
-    """A copy of a phase's reference data (hard links where the system allows) whose
-    track.yaml says the competition's and the track's titles, and interval: false where
-    the source turns off the participants' interval (titles: {field: value}), added after
-    the organizer's own lines, which stay as they are."""
-    def link_or_copy(source, destination):
-        try:
-            os.link(source, destination)
-        except OSError:
-            shutil.copy2(source, destination)
-
-    shutil.copytree(source_dir, target, copy_function=link_or_copy)
+def bundled_reference(walked, target, titles):
+    """A copy of a phase's reference data (walked: confined.regular_files of its folder; hard
+    links where the system allows) whose track.yaml says the competition's and the track's
+    titles, and interval: false where the source turns off the participants' interval
+    (titles: {field: value}), added after the organizer's own lines, which stay as they are."""
+    confined.copy(walked, target, link=True)
     path = os.path.join(target, "track.yaml")
     with open(path, "rb") as stream:
         text = stream.read().decode("utf-8")
@@ -381,9 +376,9 @@ def check_titles(source, directory, stage, config):
                                 "competition", resolved[field]))
 
 
-def stage_tracks(competition, stage):
-    """{dir: track (layout.TrackDir)} of the track folders of competition/<stage>/ (those
-    with a track.yaml)."""
+def stage_folders(competition, stage):
+    """{dir: confined.regular_files of it} of the track folders of competition/<stage>/
+    (those with a track.yaml), walked before anything of them is read."""
     folder = os.path.join(competition, stage)
     if not os.path.isdir(folder):
         raise BuildError("%s does not exist; a competition folder holds development/<track dir>/ and "
@@ -391,24 +386,35 @@ def stage_tracks(competition, stage):
     found = {}
     for name in layout.visible_entries(folder):
         path = os.path.join(folder, name)
-        if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
-            found[name] = layout.find_tracks(path, TRACKS, shown_root(stage, name))[0]
+        if os.path.isdir(path) and os.path.lexists(os.path.join(path, "track.yaml")):
+            found[name] = confined.regular_files(path, competition, shown_root(stage, name))
     return found
+
+
+def stage_tracks(competition, stage, folders):
+    """{dir: track (layout.TrackDir)} of the track folders of competition/<stage>/."""
+    return dict((name, layout.find_tracks(os.path.join(competition, stage, name), TRACKS, shown_root(stage, name))[0])
+                for name in folders)
 
 
 def load_competition(competition, work):
     """(source, phases): the organizer's folder read, sample submissions found or written
     into work. Raises BuildError or the scoring program's ReferenceDataError."""
+    walked = dict((stage, stage_folders(competition, stage)) for stage in STAGES)
+    secret = confined.Secret([os.path.join(competition, stage) for stage in STAGES],
+                             set(key for stage in STAGES for _, files in walked[stage].values()
+                                 for key in confined.file_ids(files)))
     kinds_folder = os.path.join(competition, "kinds")
-    if os.path.isdir(kinds_folder):
+    if os.path.lexists(kinds_folder):  # public: the kits carry load_competition's copy
+        confined.copy(confined.regular_files(kinds_folder, competition, "kinds", secret), os.path.join(work, "kinds"))
         check_kinds(kinds_folder)
         kinds.add_folder(kinds_folder)
-    development = stage_tracks(competition, "development")
+    development = stage_tracks(competition, "development", walked["development"])
     if not development:
         raise BuildError("%s/development/ holds no track folder with a track.yaml (e.g. "
                          "development/mytrack/track.yaml saying 'track: <kind>', the kind one of %s)."
                          % (competition, ", ".join(TRACKS)))
-    final = stage_tracks(competition, "final")
+    final = stage_tracks(competition, "final", walked["final"])
     for directory, track in sorted(development.items()):
         kind = track.kind
         if directory not in final:
@@ -423,10 +429,15 @@ def load_competition(competition, work):
         raise BuildError("%s/final/%s/ has no development phase: add development/%s/ or remove it."
                          % (competition, extra[0], extra[0]))
     source_path = os.path.join(competition, "source.yaml")
-    raw = read_yaml(source_path) if os.path.exists(source_path) else {}
+    raw = {}
+    if os.path.lexists(source_path):
+        raw = read_yaml(confined.public_file(source_path, competition, "source.yaml", secret))
     order = sorted(development)
     source = complete_source(raw, source_path, [(d, development[d].kind, [development[d].config, final[d].config])
                                                 for d in order])
+    for name, path in source["pages"].items():
+        source["pages"][name] = confined.public_file(path, competition, "the %s page %s" % (name, os.path.relpath(
+            path, competition)), secret)
     phases = []
     for directory in order:
         stage_phases = []
@@ -437,9 +448,13 @@ def load_competition(competition, work):
             settings = {"title": source["tracks"][directory]["title"], "competition": source["title"]}
             if not source["tracks"][directory]["participant_interval"]:
                 settings["interval"] = False
-            bundled_reference(source_dir, ref_dir, settings)
+            bundled_reference(walked[stage][directory], ref_dir, settings)
             res_dir = os.path.join(competition, "starting_kit", directory)
             note = "the organizer's sample submission"
+            if stage == "development" and os.path.lexists(res_dir):  # public: no link to the reference data
+                kit = os.path.join(work, "starting_kit", directory)
+                confined.copy(confined.regular_files(res_dir, competition, "starting_kit/" + directory, secret), kit)
+                res_dir = kit
             if stage != "development" or not os.path.isdir(res_dir):
                 res_dir = os.path.join(work, "samples", stage, directory)
                 public.dummy_submission(public.public_items(ref_dir, shown_root(stage, directory)), res_dir)
@@ -629,13 +644,13 @@ def build(dist, competition=None, together=False):
     try:
         folder = competition or demo_competition(os.path.join(ROOT, "input"), work)
         source, phases = load_competition(folder, work)
-        program = scoring_program_zip(competition)
+        program = scoring_program_zip(work)  # the competition's own kinds: load_competition's copy
         if together:
-            competitions = [("", competition_model(source, phases, program, competition))]
+            competitions = [("", competition_model(source, phases, program, work))]
         else:
             competitions = [(track.name, competition_model(track_source(source, track.name),
                                                            [p for p in phases if p.name == track.name], program,
-                                                           competition))
+                                                           work))
                             for track in tracks_of(phases)]
         manifest = {"competitions": [], "warnings": []}
         for folder_name, one in competitions:
@@ -749,7 +764,7 @@ def main(argv):
         manifest = build(dist, args.competition, args.together)
         if args.competition is None:  # the committed yaml files: the demo's competitions
             write_committed()
-    except (BuildError, ScoringError) as error:
+    except (BuildError, ScoringError, confined.Refused) as error:
         sys.stderr.write("%s\n" % printable(str(getattr(error, "sentence", error))))
         return 2
     for entry in manifest["competitions"]:

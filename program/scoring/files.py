@@ -1,9 +1,9 @@
 """The submission's files, listed once.
 
 index_submission walks res/ once, before anything is opened: it refuses what must not be
-read (symbolic links, named pipes, sockets, devices, hard links to a file of ref/, folders
-nested more than MAX_DEPTH levels) and lists every other file under the path its
-participant meant (names.meant: '\\' between folders, UTF-8 names unpacked as cp437),
+read (symbolic links, named pipes, sockets, devices, a file that is a file of ref/ or has
+a name outside res/, folders nested more than MAX_DEPTH levels) and lists every other file
+under the path its participant meant (names.meant: '\\' between folders, UTF-8 names unpacked as cp437),
 archive litter and the platform's own status file left out. A track reads its files
 through a Submission, a view of that index from the track's folder: every reader and hint
 asks it (names compared in NFC, names.canonical), and none lists a folder again.
@@ -12,12 +12,13 @@ asks it (names compared in NFC, names.canonical), and none lists a folder again.
 import os
 import stat
 
-from . import names
-from .errors import SubmissionError, printable
+from . import names, unpack
+from .errors import ReferenceDataError, SubmissionError, printable
 from .layout import FILE_KINDS, is_platform_metadata
 
-#: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels).
-MAX_DEPTH = 64
+#: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels):
+#: unpack's bound, so that no zip unpacks into what the index refuses.
+MAX_DEPTH = unpack.MAX_DEPTH
 
 EMPTY = "The submission is empty; the zip must hold the result files."
 
@@ -105,14 +106,19 @@ def index_submission(res_root, ref_root):
     a submission without a file (an empty zip, or one holding only archive litter).
 
     Symbolic links, named pipes (opening one blocks forever), sockets and devices are
-    refused, and so is a hard link to a file of ref/ (it would score the ground truth);
-    folders nest at most MAX_DEPTH levels. The tree is walked with a list, not by
-    recursion, so that no depth exhausts the interpreter's stack.
+    refused. The reference data are known by what they are, not by their path: a file that
+    is a file of ref/ (the same device and inode, ref/'s links followed: its files and track
+    folders may be links into a store) is refused, and so is a file with a name outside
+    res/ (a hard link to a worker's file: more links than res/ holds names of it); res/ and
+    ref/ that are one folder, or one inside the other, are the platform's error. Folders
+    nest at most MAX_DEPTH levels. The tree is walked with a list, not by recursion, so
+    that no depth exhausts the interpreter's stack.
     """
     if not os.path.isdir(res_root):
         raise SubmissionError(EMPTY)
+    refuse_crossed(res_root, ref_root)
     entries, folders, repairs = [], [], {}
-    linked = []  # (relative path, (device, inode)) of regular files with several names
+    identities = []  # (relative path, (device, inode), links) of every regular file
     pending = [("", 0, (), False)]
     while pending:
         rel, depth, parts, litter = pending.pop()
@@ -131,12 +137,9 @@ def index_submission(res_root, ref_root):
                     folders.append(parts + tuple(meant))
                 pending.append((child, depth + 1, parts + tuple(meant), hidden))
             elif stat.S_ISREG(info.st_mode):
-                if info.st_nlink > 1:
-                    linked.append((child, (info.st_dev, info.st_ino)))
+                identities.append((child, (info.st_dev, info.st_ino), info.st_nlink))
                 meant, how = names.meant(name)
                 if litter or any(names.is_litter(part) for part in [name] + meant):
-                    continue
-                if not rel and is_platform_metadata(res_root, name):
                     continue
                 _count(repairs, how, child, "/".join(parts + tuple(meant)))
                 entries.append(Entry(child, parts + tuple(meant)))
@@ -148,12 +151,9 @@ def index_submission(res_root, ref_root):
                 kind = next((text for test, text in FILE_KINDS if test(info.st_mode)), "not a regular file")
                 raise SubmissionError("The submission's %s is %s; submit regular files and folders only."
                                       % (child, kind))
-    if linked:
-        reference = _file_ids(ref_root)
-        for child, key in linked:
-            if key in reference:
-                raise SubmissionError("The submission's %s is a hard link to a file of the reference data; "
-                                      "submit your own result files." % child)
+    refuse_links_out(identities, ref_root)  # before any file is opened, the platform's status file too
+    entries = [entry for entry in entries
+               if entry.disk != "metadata" or not is_platform_metadata(res_root, "metadata")]
     if not entries:
         raise SubmissionError(EMPTY)
     entries.sort(key=lambda entry: entry.disk)
@@ -184,20 +184,73 @@ def _lstat(root, rel):
                               "nested folders." % (rel[:120], exc.strerror))
 
 
+def refuse_crossed(res_root, ref_root):
+    """The platform's error: res/ and ref/ are one folder, or one lies inside the other (the
+    ground truth would be scored as the submission)."""
+    res, ref = os.path.realpath(res_root), os.path.realpath(ref_root)
+    if not os.path.isdir(ref):
+        return
+    how = ("is" if res == ref else "lies inside" if _inside(res, ref) else "holds" if _inside(ref, res) else None)
+    if how:
+        raise ReferenceDataError(
+            "The submission folder res/ %s the reference data folder ref/ (after following links); the platform "
+            "must give the submission and the reference data as two separate folders; nothing was scored." % how)
+
+
+def _inside(path, folder):
+    return path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def refuse_links_out(identities, ref_root):
+    """Refuse a file of res/ (identities: (relative path, (device, inode), link count) of
+    each) that is a file of ref/, or has a name outside res/."""
+    reference = _file_ids(ref_root)
+    for child, key, _ in identities:
+        if key in reference:
+            raise SubmissionError("The submission's %s is a hard link to a file of the reference data; "
+                                  "submit your own result files." % child)
+    linked = [(child, key, links) for child, key, links in identities if links > 1]
+    inside = {}
+    for _, key, _ in linked:
+        inside[key] = inside.get(key, 0) + 1
+    for child, key, links in linked:
+        if links > inside[key]:
+            raise SubmissionError(
+                "The submission's %s is a hard link to a file outside the submission (%d names, %d of them in the "
+                "submission); submit your own result files, each a file of its own." % (child, links, inside[key]))
+
+
+#: The most entries of ref/ (links followed) whose identity is taken: a link to / would
+#: otherwise walk the worker's whole disk.
+MAX_REFERENCE_ENTRIES = 1000000
+
+
 def _file_ids(root):
-    """(device, inode) of every regular file under `root` (links followed only at the root)."""
-    ids = set()
-    pending = [os.path.realpath(root)]
+    """(device, inode) of every regular file under `root`, symbolic links followed (a
+    reference file or track folder may be a link into a store); each folder is walked once,
+    so that a link loop ends, and at most MAX_REFERENCE_ENTRIES entries are examined."""
+    ids, seen = set(), set()
+    pending = [root]
+    examined = 0
     while pending:
         directory = pending.pop()
         try:
+            info = os.stat(directory)
             found = os.listdir(directory)
         except OSError:
             continue
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        examined += len(found)
+        if examined > MAX_REFERENCE_ENTRIES:
+            raise ReferenceDataError("The reference data folder ref/ holds more than %d files and folders (its "
+                                     "symbolic links followed); does a link lead out of the reference data?"
+                                     % MAX_REFERENCE_ENTRIES)
         for name in found:
             path = os.path.join(directory, name)
             try:
-                info = os.lstat(path)
+                info = os.stat(path)
             except OSError:
                 continue
             if stat.S_ISDIR(info.st_mode):

@@ -88,8 +88,9 @@ def find_tracks(ref_root, known_kinds, shown_root="ref"):
     """Track directories of a phase: ref/ itself, or its direct sub-directories.
     shown_root: how messages name ref_root (the build names the organizer's folder)."""
     if not os.path.isdir(ref_root):
-        raise ReferenceDataError(
-            "The reference directory %s does not exist; the scoring program expects INPUT/ref." % ref_root
+        raise ReferenceDataError(  # named as shown, not by its path: the worker's paths are not the page's
+            "The reference data folder %s/ is missing; the scoring program reads them from INPUT/%s/ (attach the "
+            "phase's reference data)." % (shown_root.rstrip("/"), shown_root.rstrip("/"))
         )
     candidates = []
     # exists, not isfile: a track.yaml that is not a regular file is refused in read_track_yaml.

@@ -256,7 +256,8 @@ def read_distances_npz(path, shown):
             raise SubmissionError("%s: the array 'distances' cannot be read (%s); save it with numpy.savez."
                                   % (shown, exc))
         except (IOError, OSError, EOFError, zipfile.BadZipfile, NotImplementedError, RuntimeError) as exc:
-            raise SubmissionError("%s: an array cannot be read (%s); save it again with numpy.savez." % (shown, exc))
+            raise SubmissionError("%s: an array cannot be read (%s); save it again with numpy.savez."
+                                  % (shown, getattr(exc, "strerror", None) or exc))  # no path of the worker
     names = [n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n) for n in names.tolist()]
     where = lambda i, j: "distances[%d, %d]" % (i, j)  # noqa: E731
     if distances.dtype.kind != "f":
@@ -295,7 +296,7 @@ def _npy_header(archive, key, shown):
             header = stream.read(length)
     except (KeyError, OSError, EOFError, zipfile.BadZipfile, NotImplementedError, RuntimeError) as exc:
         raise SubmissionError("%s: an array cannot be read (%r: %s); save it again with numpy.savez."
-                              % (shown, key, exc))
+                              % (shown, key, getattr(exc, "strerror", None) or exc))
     parse = np.lib.format.read_array_header_1_0 if start[6] == 1 else np.lib.format.read_array_header_2_0
     try:
         shape, fortran_order, dtype = parse(io.BytesIO(size_bytes + header))
