@@ -1136,6 +1136,7 @@ def test_a_source_yaml_that_is_a_named_pipe_stops_the_build_unread(tmp_path):
     make_events(os.path.join(folder, "development", "myevents"), "d")
     make_events(os.path.join(folder, "final", "myevents"), "f")
     os.mkfifo(os.path.join(folder, "source.yaml"))
-    with pytest.raises(make_bundle.BuildError) as raised:
+    import confined
+    with pytest.raises((make_bundle.BuildError, confined.Refused)) as raised:  # the build's walk refuses it first
         make_bundle.build(str(tmp_path / "dist"), folder)
-    assert str(raised.value) == os.path.join(folder, "source.yaml") + " is not a regular file; expected a YAML file."
+    assert str(raised.value).endswith("source.yaml is a named pipe (FIFO); expected a regular file.")
