@@ -17,7 +17,7 @@ import html
 
 import markup
 from scoring import __version__
-from scoring.report import page_footer, page_head
+from scoring import webpage
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
 
@@ -49,8 +49,7 @@ def document(title, body):
     """A whole HTML document (doctype, charset, viewport, the program's style) around body,
     its tables in scrolling boxes (the page is read on phones too)."""
     body = body.replace("<table>", '<div class="scroll" tabindex="0"><table>').replace("</table>", "</table></div>")
-    return page_head(title).replace("</style>", KIT_STYLE + "</style>", 1) + "<main>\n" + body + "</main>\n" \
-        + page_footer()
+    return webpage.head(title, KIT_STYLE) + "<main>\n" + body + "</main>\n" + webpage.footer()
 
 
 # ---------------------------------------------------------------- tiny examples
