@@ -177,7 +177,7 @@ def format_cell(value):
 def _column(column):
     if isinstance(column, Outcome):
         return webpage.Markup('<span class="swatch" style="background:%s"></span>%s' % (
-            charts.outcome_colour(column.code), html.escape(charts.outcome_name(column.code))))
+            charts.outcome_colour(column.code), webpage.text(charts.outcome_name(column.code))))
     return column
 
 
@@ -192,20 +192,20 @@ def render_error_map(block, anchor, back):
             '<img src="%s" width="%d" height="%d" alt="error map of %s"></a>'
             '<figcaption>%s <a class="close" href="#%s">close</a></figcaption></figure>'
             % (anchor, anchor, charts.data_uri(block.png), block.width, block.height,
-               html.escape(block.caption, quote=True), html.escape(block.caption), back))
+               webpage.attribute(block.caption), webpage.text(block.caption), back))
 
 
 def error_map_legend(codes):
     items = "".join(
         '<li><span class="swatch" style="background:%s"></span><b>%s</b>: %s</li>'
-        % (charts.outcome_colour(code), html.escape(name), html.escape(meaning))
+        % (charts.outcome_colour(code), webpage.text(name), webpage.text(meaning))
         for code, name, _, meaning in charts.ERROR_MAP_OUTCOMES if code in codes)
     return '<ul class="legend">%s</ul>' % items
 
 
 def render_block(block, anchor="figure", back="top"):
     if isinstance(block, Paragraph):
-        return "<p>%s</p>" % html.escape(block.text)
+        return "<p>%s</p>" % webpage.text(block.text)
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, PrecisionRecall):
@@ -218,7 +218,7 @@ def render_block(block, anchor="figure", back="top"):
         return render_error_map(block, anchor, back)
     if isinstance(block, Picture):
         return '<figure><img src="%s" alt="%s"><figcaption>%s</figcaption></figure>' % (
-            charts.data_uri(block.png), html.escape(block.alt), html.escape(block.caption))
+            charts.data_uri(block.png), webpage.attribute(block.alt), webpage.text(block.caption))
     raise TypeError("unknown block %r" % (block,))
 
 
@@ -247,16 +247,16 @@ def headline_card(result, anchor):
     key, value = next(iter(result.scores.items()))
     if result.pending:
         return ('<section class="card"><h2><a href="#%s">%s</a></h2><p class="sentence" data-primary="pending">%s</p>'
-                '</section>' % (anchor, html.escape(result.title), html.escape(result.pending)))
-    highlights = "".join("<div><dt>%s</dt><dd>%s</dd></div>" % (html.escape(label), html.escape(format_cell(v)))
+                '</section>' % (anchor, webpage.text(result.title), webpage.text(result.pending)))
+    highlights = "".join("<div><dt>%s</dt><dd>%s</dd></div>" % (webpage.text(label), webpage.text(format_cell(v)))
                          for label, v in result.highlights)
     warnings = ('<p class="warn"><a href="#%s">%d warning%s</a> below.</p>'
                 % (anchor, len(result.warnings), "" if len(result.warnings) == 1 else "s")) if result.warnings else ""
     return ('<section class="card"><h2><a href="#%s">%s</a></h2><div class="key">%s</div>'
             '<div class="score" data-primary="%s" title="%s">%s</div>%s<p>%s</p>%s%s</section>'
-            % (anchor, html.escape(result.title), html.escape(result.key_prefix + key),
+            % (anchor, webpage.text(result.title), webpage.text(result.key_prefix + key),
                html.escape(result.key_prefix + key), format_score(value),
-               charts.number(value), interval_lines(result), html.escape(result.meaning),
+               charts.number(value), interval_lines(result), webpage.text(result.meaning),
                "<dl>%s</dl>" % highlights if highlights else "", warnings))
 
 
@@ -272,7 +272,7 @@ def interval_lines(result):
             '95 times in 100 (a bootstrap over the test %ss); submissions whose intervals overlap much may swap '
             'places on such a test set.</p>'
             % (html.escape(result.key_prefix + next(iter(result.scores))), charts.number(low), charts.number(high),
-               html.escape(unit)))
+               webpage.text(unit)))
 
 
 def _split(section):
@@ -291,7 +291,7 @@ def _chart_sections(figure_parts, anchor):
     for section, figures in figure_parts:
         section_id = anchor(section.title + " charts")
         drawn = [b for b in figures if not isinstance(b, Paragraph)]
-        part = ['<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title))]
+        part = ['<h4 id="%s">%s</h4>' % (section_id, webpage.text(section.title))]
         part += [render_block(b) for b in figures if isinstance(b, Paragraph)]
         part.append('<div class="figures">%s</div>' % "".join(
             render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id) for b in drawn))
@@ -316,11 +316,11 @@ def render_html(scores, results, log_lines):
     parts = [webpage.head("Detailed results" + (": " + competition if competition else "")),
              '<h1 id="top">Detailed results</h1>']
     if competition:
-        parts.append('<p class="competition">%s</p>' % html.escape(competition))
+        parts.append('<p class="competition">%s</p>' % webpage.text(competition))
     if len(results) > 1:  # every ranking score on the first screen, even on a phone
         parts.append('<p class="scoreline">%s</p>' % " ".join(
             '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (
-                a, html.escape(r.key_prefix + next(iter(r.scores))), html.escape(r.key_prefix + next(iter(r.scores))),
+                a, webpage.text(r.key_prefix + next(iter(r.scores))), html.escape(r.key_prefix + next(iter(r.scores))),
                 "not scored yet" if r.pending else charts.number(next(iter(r.scores.values()))))
             for r, a in zip(results, track_ids)))
     parts.append('<div class="cards">')
@@ -329,16 +329,16 @@ def render_html(scores, results, log_lines):
     toc, body = [], []
     for result, track_id in zip(results, track_ids):
         entries = []
-        body.append('<h2 id="%s">%s</h2>' % (track_id, html.escape(result.title)))
+        body.append('<h2 id="%s">%s</h2>' % (track_id, webpage.text(result.title)))
         for warning in result.warnings:
-            body.append('<p class="warn">Warning: %s</p>' % html.escape(warning))
+            body.append('<p class="warn">Warning: %s</p>' % webpage.text(warning))
         figure_parts = []
         for section in result.sections:
             text, figures = _split(section)
             if text:
                 section_id = anchor(section.title)
                 entries.append((section_id, section.title))
-                body.append('<h3 id="%s">%s</h3>' % (section_id, html.escape(section.title)))
+                body.append('<h3 id="%s">%s</h3>' % (section_id, webpage.text(section.title)))
                 body.extend(render_block(b) for b in text)
             if figures:
                 figure_parts.append((section, figures))
@@ -355,7 +355,7 @@ def render_html(scores, results, log_lines):
         toc.append((track_id, result.title, entries))
     if log_lines:
         toc.append(("log", "Log", []))
-        body.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
+        body.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % webpage.text("\n".join(log_lines)))
     toc.append(("keys", "All keys of scores.txt", []))
     body.append('<h2 id="keys">All keys of scores.txt</h2>')
     body.append("<p>Shown with 4 decimals; scores.txt holds the full values (hover a value to see it).</p>")
@@ -365,11 +365,11 @@ def render_html(scores, results, log_lines):
     body.append('<div class="scroll" tabindex="0"><table><thead><tr><th>key</th><th>value</th></tr></thead>'
                 "<tbody>%s</tbody></table></div>" % "".join(
                     '<tr><td class="txt">%s</td><td class="num" title="%s">%s</td></tr>'
-                    % (html.escape(k), format_score(v), charts.number(v)) for k, v in scores.items()))
+                    % (webpage.text(k), format_score(v), charts.number(v)) for k, v in scores.items()))
     parts.append('<nav class="toc"><b>Contents</b><ul>%s</ul></nav>' % "".join(
         '<li><a href="#%s">%s</a>%s</li>' % (
-            track_id, html.escape(title),
-            "<ul>%s</ul>" % "".join('<li><a href="#%s">%s</a></li>' % (i, html.escape(t)) for i, t in entries)
+            track_id, webpage.text(title),
+            "<ul>%s</ul>" % "".join('<li><a href="#%s">%s</a></li>' % (i, webpage.text(t)) for i, t in entries)
             if entries else "")
         for track_id, title, entries in toc))
     parts.extend(body)
@@ -393,9 +393,9 @@ def render_failure(status, sentence, log_lines):
     parts = [webpage.head("Detailed results: " + title), "<h1>Detailed results</h1>",
              '<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
              '<p>%s</p></section>'
-             % (html.escape(title), html.escape(sentence), html.escape(advice))]
+             % (webpage.text(title), webpage.text(sentence), webpage.text(advice))]
     if log_lines:
-        parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
+        parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % webpage.text("\n".join(log_lines)))
     parts.append(webpage.footer())
     return "\n".join(parts)
 

@@ -6,7 +6,7 @@ import html
 
 import numpy as np
 
-from . import __version__
+from . import __version__, bidi
 
 STYLE = """
 *{box-sizing:border-box}
@@ -81,7 +81,7 @@ def head(title, extra_style=""):
     own additions, extra_style)."""
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            "<title>%s</title><style>%s%s</style></head><body>" % (html.escape(title), STYLE, extra_style))
+            "<title>%s</title><style>%s%s</style></head><body>" % (attribute(title), STYLE, extra_style))
 
 
 def footer():
@@ -90,8 +90,15 @@ def footer():
 
 
 def text(value):
-    """Text for the page, escaped."""
-    return html.escape(str(value))
+    """Text for the page, escaped, every name written right to left isolated (<bdi>, so
+    that it keeps its own direction and its neighbours theirs: bidi.py)."""
+    return bidi.html_text(str(value))
+
+
+def attribute(value):
+    """Text for an attribute (alt, title): escaped, right-to-left runs isolated with
+    FSI ... PDI, as an attribute holds no element."""
+    return html.escape(bidi.plain(str(value)))
 
 
 class Markup(str):

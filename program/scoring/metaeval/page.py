@@ -143,16 +143,16 @@ class Html(object):
     def heading(self, level, text, anchor=None):
         if anchor:
             self.toc.append((level, text, anchor))
-            self.parts.append('<h%d id="%s">%s</h%d>' % (level, anchor, html.escape(text), level))
+            self.parts.append('<h%d id="%s">%s</h%d>' % (level, anchor, webpage.text(text), level))
         else:
-            self.parts.append("<h%d>%s</h%d>" % (level, html.escape(text), level))
+            self.parts.append("<h%d>%s</h%d>" % (level, webpage.text(text), level))
 
     def paragraph(self, text):
-        self.parts.append("<p>%s</p>" % html.escape(text))
+        self.parts.append("<p>%s</p>" % webpage.text(text))
 
     def reading(self, text):
         """The one plain sentence under an analysis saying what it shows."""
-        self.parts.append('<p class="reading"><strong>What it shows:</strong> %s</p>' % html.escape(text))
+        self.parts.append('<p class="reading"><strong>What it shows:</strong> %s</p>' % webpage.text(text))
 
     def raw(self, text):
         self.parts.append(text)
@@ -171,7 +171,7 @@ class Html(object):
         path = "svg/%s.svg" % name
         self.files[path] = '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
         self.parts.append('<figure>%s<figcaption>%s (<a href="%s">SVG</a>)</figcaption></figure>' % (
-            sized, html.escape(caption), html.escape(path)))
+            sized, webpage.text(caption), html.escape(path)))
 
 
 def _cell(value):
@@ -199,7 +199,7 @@ def at_a_glance(analyses):
     for a in analyses:
         if not a.ground_truth:
             items.append("<li><strong>%s</strong>: no ground truth (ground-truth-free analysis only)</li>"
-                         % html.escape(a.label))
+                         % webpage.text(a.label))
             continue
         leaders = [s for s in _order(a) if a.rank[s] == 1]
         leader = int(leaders[0])
@@ -207,8 +207,8 @@ def at_a_glance(analyses):
         beaten = int(a.tests[a.primary].better()[leader].sum())
         items.append('<li><strong>%s</strong>: leader %s, <span data-primary="%s">%s %s</span> (%s); '
                      'significantly ahead of %d of %d others; could win: %d submission%s</li>' % (
-                         html.escape(a.label), html.escape(" and ".join(a.names[s] for s in leaders)),
-                         html.escape(a.primary), html.escape(a.primary),
+                         webpage.text(a.label), webpage.text(" and ".join(a.names[s] for s in leaders)),
+                         html.escape(a.primary), webpage.text(a.primary),
                          _interval(a.values[a.primary][leader], low[leader], high[leader]), direction(a), beaten,
                          len(a.names) - 1, len(a.winners), "" if len(a.winners) == 1 else "s"))
     return '<ul class="glance">%s</ul>' % "".join(items)
@@ -514,7 +514,7 @@ def _significance(doc, a, anchor, name):
                   rows, "%s (%s): %s" % (key, direction(a, key), "every pair" if len(a.names) <= PAIR_TABLE_LIMIT
                                          else "neighbours on the leaderboard (every pair in pairs.csv)"))
         if tests.disagreements:
-            doc.raw("<ul>%s</ul>" % "".join("<li>%s</li>" % html.escape(
+            doc.raw("<ul>%s</ul>" % "".join("<li>%s</li>" % webpage.text(
                 "%s vs %s: %s" % (a.names[tests.pairs[j][0]], a.names[tests.pairs[j][1]], reason))
                 for j, reason in tests.disagreements))
             doc.paragraph("Above: the pairs of %s where the raw test (p < 0.05 or not) and the 95%% interval of the "
@@ -675,12 +675,12 @@ def report_html(analyses, closing):
     doc.heading(2, "For the paper", "paper")
     doc.paragraph("Beside this page: every chart as a standalone SVG file and the LaTeX tables (booktabs) of the "
                   "final rankings and of the per-stratum results.")
-    doc.raw('<ul class="files">%s</ul>' % "".join('<li><a href="%s">%s</a></li>' % (html.escape(p), html.escape(p))
+    doc.raw('<ul class="files">%s</ul>' % "".join('<li><a href="%s">%s</a></li>' % (html.escape(p), webpage.text(p))
                                                   for p in sorted(doc.files)))
     doc.heading(2, "Closing note", "closing")
     for line in closing:
         doc.paragraph(line)
-    toc = "".join('<li style="margin-left:%dem"><a href="#%s">%s</a></li>' % (level - 2, anchor, html.escape(text))
+    toc = "".join('<li style="margin-left:%dem"><a href="#%s">%s</a></li>' % (level - 2, anchor, webpage.text(text))
                   for level, text, anchor in doc.toc)
     page = "\n".join([webpage.head("Meta-evaluation"), "<h1>Meta-evaluation of the submissions</h1>",
                       at_a_glance(analyses), '<nav class="toc"><strong>Contents</strong><ul>%s</ul></nav>' % toc]
