@@ -1,6 +1,6 @@
-"""A fourth kind, defined only in tests/kinds/ocr.py (line transcription, character error
+"""A fourth kind, defined only in tests/kinds/guide_example.py (line transcription, character error
 rate: lower is better, a rate can exceed 1), through the whole pipeline without a change to
-program/ or tools/: an organizer's competition folder carries it as kinds/ocr.py, and
+program/ or tools/: an organizer's competition folder carries it as kinds/guide_example.py, and
 
 - the build (tools/make_bundle.py, run as the organizer runs it) makes both platforms'
   competitions, whose leaderboards sort every column ascending and rank the best
@@ -28,7 +28,7 @@ import yaml
 from phases import build_bundle, unzipped
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KIND = os.path.join(HERE, "kinds", "ocr.py")
+KIND = os.path.join(HERE, "kinds", "guide_example.py")
 
 # The reference of each phase: {manuscript: [(line id, text)]}; the same manuscripts (one
 # leaderboard), other lines in the final phase.
@@ -73,7 +73,7 @@ def write(path, text):
 
 
 def write_reference(folder, reference):
-    write(os.path.join(folder, "track.yaml"), "track: ocr\n")
+    write(os.path.join(folder, "track.yaml"), "track: guide_example\n")
     for name, lines in reference.items():
         write(os.path.join(folder, name + ".tsv"), tsv(lines))
 
@@ -93,9 +93,9 @@ def make_competition(root, kind_text=None):
     write(os.path.join(folder, "source.yaml"), SOURCE)
     os.makedirs(os.path.join(folder, "kinds"))
     if kind_text is None:
-        shutil.copy(KIND, os.path.join(folder, "kinds", "ocr.py"))
+        shutil.copy(KIND, os.path.join(folder, "kinds", "guide_example.py"))
     else:
-        write(os.path.join(folder, "kinds", "ocr.py"), kind_text)
+        write(os.path.join(folder, "kinds", "guide_example.py"), kind_text)
     return folder
 
 
@@ -197,7 +197,7 @@ def test_the_starting_kit_checks_a_submission(built, tmp_path):
     _, dist = built
     with open(os.path.join(dist, "transcripts", "starting_kit_transcripts.zip"), "rb") as stream:
         kit = unzipped(stream.read(), str(tmp_path / "kit"))
-    assert os.path.isfile(os.path.join(kit, "kinds", "ocr.py"))
+    assert os.path.isfile(os.path.join(kit, "kinds", "guide_example.py"))
     manual = open(os.path.join(kit, "MANUAL.md"), encoding="utf-8").read()
     assert "Ms_A" in manual and "Ms_B" in manual and "`cer` | CER | lower is better" in manual
     assert "The submission has no Ms_A.tsv; expected one <Manuscript>.tsv per manuscript, e.g. Ms_A.tsv." in manual
@@ -263,13 +263,13 @@ def test_a_kind_missing_a_piece_stops_the_build_naming_it(tmp_path):
     completed = build_bundle(folder, str(tmp_path / "dist"))
     assert completed.returncode == 2
     assert completed.stderr.strip() == (
-        "The kind ocr (%s) provides no metrics_text, which the manual needs; add it to the kind's module "
-        "(docs/maintainers.md, \"Adding a kind\")." % os.path.join(folder, "kinds", "ocr.py"))
+        "The kind guide_example (%s) provides no metrics_text, which the manual needs; add it to the kind's module "
+        "(docs/maintainers.md, \"Adding a kind\")." % os.path.join(folder, "kinds", "guide_example.py"))
 
 
 def test_a_kind_may_not_take_a_built_in_kinds_name(tmp_path):
     folder = make_competition(str(tmp_path))
-    os.rename(os.path.join(folder, "kinds", "ocr.py"), os.path.join(folder, "kinds", "lines.py"))
+    os.rename(os.path.join(folder, "kinds", "guide_example.py"), os.path.join(folder, "kinds", "lines.py"))
     completed = build_bundle(folder, str(tmp_path / "dist"))
     assert completed.returncode == 2
     assert "lines.py has the name of a built-in kind" in completed.stderr
@@ -280,7 +280,7 @@ def test_the_kit_manual_and_the_yaml_say_nothing_of_other_kinds(built):
     with open(os.path.join(dist, "transcripts", "competition.zip"), "rb") as stream:
         files = platform.read_zip(stream.read())
     text = files["competition.yaml"].decode("utf-8")
-    assert "ocr" not in yaml.safe_load(text)["title"]
+    assert "guide_example" not in yaml.safe_load(text)["title"]
     kit = platform.read_zip(files["starting_kit_transcripts.zip"])
     for name in ("MANUAL.md", "README.md", "evaluation.html"):
         page = kit[name].decode("utf-8")

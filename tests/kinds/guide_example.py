@@ -1,9 +1,9 @@
-"""A fourth kind, defined only here (tests/test_fourth_kind.py): `ocr`, line transcription
+"""A fourth kind, defined only here (tests/test_fourth_kind.py): `guide_example`, line transcription
 scored by character and word error rates, where lower is better and a rate can exceed 1.
 
 It is written as a kind of the program is (relative imports of the scoring package: the
-registry imports it as scoring.tracks.ocr) and touches no file of program/ or tools/: a
-competition folder carries it as kinds/ocr.py (tools/make_bundle.py puts it beside the
+registry imports it as scoring.tracks.guide_example) and touches no file of program/ or tools/: a
+competition folder carries it as kinds/guide_example.py (tools/make_bundle.py puts it beside the
 scoring program and in every starting kit).
 
 Files: ref/<Manuscript>.tsv and res/<Manuscript>.tsv, one line per text line,
@@ -139,7 +139,7 @@ def score(track, submission, options, log):
     for h, name in enumerate(per_manuscript):
         scores += [(key_name(name) + "_cer", METRICS["cer"].score(Ratio(("char_errors", "chars")), stratum=h)),
                    (key_name(name) + "_wer", METRICS["wer"].score(Ratio(("word_errors", "words")), stratum=h))]
-    result = TrackResult("ocr")
+    result = TrackResult("guide_example")
     result.view = ItemView(per_manuscript, sizes, items, dict((k, np.asarray(v, dtype=np.float64))
                                                               for k, v in terms.items()),
                            scores, "cer", reference_columns=["chars", "words"], unit="line")
