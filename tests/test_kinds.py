@@ -123,24 +123,6 @@ def test_an_unknown_kind_is_refused_naming_the_known_ones(tmp_path, name):
     assert "expected one of authentication, events, lines." in refused.value.sentence
 
 
-@pytest.mark.parametrize("kind", BUILT_IN + ["guide_example"])
-def test_the_columns_and_the_view_declare_the_same_keys_and_directions(kind, tmp_path, test_kinds):
-    """What the leaderboard sorts by (columns()) is what compare.py reads (the view)."""
-    if kind == "guide_example":
-        root = write_phase(tmp_path / "phase", res={"ms/A.tsv": "1\tab ce f\n"},
-                           ref={"ms/track.yaml": "track: guide_example\n", "ms/A.tsv": "1\tab cd\n"})
-    else:
-        root = sample_phase(tmp_path / "phase", kind)
-    ((track, module, options, _),) = phase_tracks(os.path.join(root, "ref"))
-    _, (result,) = score_submission(root, Log(io.StringIO()))
-    columns = module.columns(track, options)
-    assert [column.key for column in columns] == list(result.scores) == list(result.view.scores)
-    for column in columns:
-        score = result.view.scores[column.key]
-        assert (score.lower_is_better, score.bounds) == (column.lower_is_better, column.metric.bounds), column.key
-    assert any(column.lower_is_better for column in columns) == (kind == "guide_example")
-
-
 def test_the_titles_come_from_track_yaml_else_the_folder_else_the_kind(tmp_path):
     root = sample_phase(tmp_path / "named", "events", yaml="track: events\ntitle: Fêtes de Lyon\n"
                                                           "competition: Les fêtes, 2031\n")

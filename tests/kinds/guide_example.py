@@ -23,8 +23,9 @@ from ..columns import Column, Metric
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, leaderboard
 from ..names import key_name
-from ..readers.text import decode_lines, read_bytes
+from ..readers.text import TEXT_ERRORS, decode_lines, read_bytes
 from ..result import Paragraph, Table, TrackResult
+from . import refusals
 
 OPTIONS = {
     "case": ("sensitive", opt.choice("sensitive", "insensitive")),
@@ -180,6 +181,23 @@ def dummy_submission(items, directory):
     _write(items, directory, "")
 
 
+def sample_reference(directory):
+    """A small made-up reference for the registry-wide tests (tests/test_every_kind.py)."""
+    from ..public import write_text
+
+    write_text(os.path.join(directory, "\u05e1\u05e4\u05e8 \u05d4\u05d9\u05e9\u05e8.tsv"),
+               "1\tIn the beginning\n2\twas the word\n")
+    write_text(os.path.join(directory, "Codex.tsv"), "a\tarma virumque cano\nb\tTroiae qui primus\n")
+
+
+def reference_as_submission(track, options, directory):
+    """The reference's own transcriptions (tests/test_every_kind.py: the best value)."""
+    from ..public import write_text
+
+    for name, lines in read_reference(track):
+        write_text(os.path.join(directory, name + ".tsv"), "".join("%s\t%s\n" % line for line in lines))
+
+
 # ---------------------------------------------------------------- hints
 
 FILES = "one <Manuscript>.tsv of line transcriptions per manuscript"
@@ -226,19 +244,19 @@ def count_items(items):
                                                ", ".join(m["name"] for m in items["manuscripts"]))
 
 
-def errors(options=None):
-    return [
-        ("a manuscript file missing", "The submission has no {file}; expected one <Manuscript>.tsv per manuscript, "
-                                      "e.g. {file}{hint}."),
-        ("a line without a tab", "{file} line 2 has no tab; expected '<line id><TAB><transcription>'."),
-        ("a line twice", "{file} line 3 repeats the line {line} (first on line 1); list each line once."),
-        ("an unknown line", "{file} names the line zz, which is not a line of manuscript {manuscript}."),
-        ("lines missing", "{file} lacks 1 of the {count} lines of manuscript {manuscript}, e.g. {line}; transcribe "
-                          "every line."),
-    ]
+ERRORS = [
+    ("a manuscript file missing", "The submission has no {file}; expected one <Manuscript>.tsv per manuscript, "
+                                  "e.g. {file}{hint}.", None),
+    ("a line without a tab", "{file} line 2 has no tab; expected '<line id><TAB><transcription>'.", None),
+    ("a line twice", "{file} line 3 repeats the line {line_id} (first on line 1); list each line once.", None),
+    ("an unknown line", "{file} names the line zz, which is not a line of manuscript {manuscript}.", None),
+    ("lines missing", "{file} lacks {absent} of the {count} lines of manuscript {manuscript}, e.g. {line_id}; "
+                      "transcribe every line.", None),
+] + TEXT_ERRORS  # the sentences of the text reader it reads its files with ({file}, {line}: theirs)
+errors = refusals(ERRORS)
 
 
 def error_values(items):
     manuscript = items["manuscripts"][0]
-    return {"file": manuscript["name"] + ".tsv", "manuscript": manuscript["name"], "line": manuscript["lines"][0],
-            "count": len(manuscript["lines"]), "hint": ""}
+    return {"file": manuscript["name"] + ".tsv", "manuscript": manuscript["name"], "line_id": manuscript["lines"][0],
+            "count": len(manuscript["lines"]), "absent": 1, "line": 2, "hint": ""}
