@@ -55,6 +55,10 @@ SUBMISSIONS = {
              "Ms_B": {"b1": "x", "b2": "was with God"}}, (55 / 28 + 12 / 24) / 2, (12 / 6 + 3 / 6) / 2),
 }
 
+# The pooled CER the kind declares beside the mean: all distances over all 28 + 24 = 52
+# reference characters (the same edits as above).
+POOLED = {"perfect": 0.0, "good": (1 + 1) / 52, "bad": (55 + 12) / 52}
+
 SOURCE = """title: Transcribing the Abbey's Chronicle
 tracks:
   transcripts:
@@ -116,7 +120,7 @@ def test_both_platforms_sort_every_column_ascending(built):
     platform.check_codalab_yaml(v15)
     platform.check_codabench_yaml(v2)
     platform.check_same_keys(v15, v2)
-    keys = ["cer", "wer", "ms_a_cer", "ms_a_wer", "ms_b_cer", "ms_b_wer"]
+    keys = ["cer", "wer", "cer_pooled", "ms_a_cer", "ms_a_wer", "ms_b_cer", "ms_b_wer"]
     assert platform.v15_leaderboards(v15[1]) == {"Line transcription of the chronicle": keys}
     assert all(column["sort"] == "asc" for column in v15[1]["leaderboard"]["columns"].values())
     board = v2[1]["leaderboards"][0]
@@ -155,6 +159,7 @@ def test_each_platform_scores_the_submissions_by_hand_and_ranks_the_best_first(b
         for scores in (v15_scores[name], v2_scores[name]):
             assert scores["cer"] == pytest.approx(cer, abs=1e-9), name
             assert scores["wer"] == pytest.approx(wer, abs=1e-9), name
+            assert scores["cer_pooled"] == pytest.approx(POOLED[name], abs=1e-9), name
     assert v15_scores["bad"]["cer"] > 1 and v15_scores["bad"]["ms_a_wer"] == pytest.approx(2.0)
     # Codalab v1.5 ranks by the primary column's sort; Codabench orders its leaderboard (PostgreSQL)
     column = v15["leaderboard"]["columns"]["cer"]
@@ -286,3 +291,48 @@ def test_the_kit_manual_and_the_yaml_say_nothing_of_other_kinds(built):
         page = kit[name].decode("utf-8")
         for other in ("imitation", "instance map", "average precision", "<Category>", "<Subset>"):
             assert other not in page, (name, other)
+
+
+def test_a_pooled_score_beside_the_mean_over_strata(tmp_path):
+    """The kind declares cer_pooled (pooled=True): evaluate.py's value, every bootstrap
+    resample of compare.py, its exact value and its paired test are the ratio of the sums
+    over every line, not the mean of the manuscripts' rates."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from scoring import itemview, tracks
+    from scoring.log import Log
+    from scoring.metaeval import analysis, bootstrap, exact
+    from scoring.runner import score_submission
+
+    tracks.add_folder(os.path.join(HERE, "kinds"))
+    try:
+        views = []
+        for name in ("good", "bad"):
+            root = str(tmp_path / name)
+            write_reference(os.path.join(root, "ref"), DEVELOPMENT)
+            for manuscript, lines in SUBMISSIONS[name][0].items():
+                write(os.path.join(root, "res", manuscript + ".tsv"), tsv(sorted(lines.items())))
+            scores, (result,) = score_submission(root, Log(io.StringIO()))
+            assert dict(scores)["cer_pooled"] == pytest.approx(POOLED[name], abs=1e-12)
+            assert dict(scores)["cer"] == pytest.approx(SUBMISSIONS[name][1], abs=1e-12)
+            views.append(result.view)
+        view = views[1]
+        assert exact.score_value(view, view.scores["cer_pooled"]) == Fraction(55 + 12, 52)
+        # Each resample: the drawn lines' summed distances over their summed characters.
+        weights = bootstrap.draw_weights(view, 50, 7)
+        drawn = np.concatenate([np.asarray(w, dtype=float) for w in weights], axis=1)
+        expected = drawn.dot(view.columns["char_errors"]) / drawn.dot(view.columns["chars"])
+        pooled = itemview.aggregate(view, weights, ["cer_pooled"])["cer_pooled"]
+        assert np.allclose(pooled, expected, rtol=0, atol=1e-12)
+        low, high = bootstrap.score_intervals(view, ["cer_pooled"], resamples=200)["cer_pooled"]
+        assert low <= POOLED["bad"] <= high
+        found = analysis.analyse("transcripts", ["good", "bad"], views, analysis.Options(resamples=100,
+                                                                                          permutations=200))
+        assert found.values["cer_pooled"] == pytest.approx([POOLED["good"], POOLED["bad"]], abs=1e-12)
+        tests = found.tests["cer_pooled"]
+        assert tests.difference[0] == pytest.approx(POOLED["good"] - POOLED["bad"], abs=1e-12)
+    finally:
+        tracks.TRACKS.folders.remove(os.path.join(HERE, "kinds"))
+        sys.modules.pop("scoring.tracks.guide_example", None)

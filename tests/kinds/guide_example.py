@@ -37,8 +37,11 @@ METRICS = {
                          "manuscripts", lower_is_better=True, bounds=(0.0, None)),
     "wer": Metric("WER", "word error rate: edit distance in words over the reference's words, mean over "
                          "manuscripts", lower_is_better=True, bounds=(0.0, None)),
+    # The pooled rate beside the mean over manuscripts: total errors over total characters.
+    "cer_pooled": Metric("pooled CER", "character error rate of all lines together: the summed edit distances over "
+                                       "the summed reference characters", lower_is_better=True, bounds=(0.0, None)),
 }
-RANKED = ("cer", "wer")
+RANKED = ("cer", "wer")  # the metrics given per manuscript too
 
 
 # ---------------------------------------------------------------- reader
@@ -114,7 +117,7 @@ def edit_distance(a, b):
 def columns(track, options):
     out = [Column(name, name, metric) for name, metric in METRICS.items()]
     for manuscript in manuscripts(track):
-        out += [Column(key_name(manuscript) + "_" + name, name, metric, manuscript) for name, metric in METRICS.items()]
+        out += [Column(key_name(manuscript) + "_" + name, name, METRICS[name], manuscript) for name in RANKED]
     return out
 
 
@@ -136,7 +139,8 @@ def score(track, submission, options, log):
         sizes.append(len(lines))
         per_manuscript.append(name)
     scores = [("cer", METRICS["cer"].score(Ratio(("char_errors", "chars")), ranked=True)),
-              ("wer", METRICS["wer"].score(Ratio(("word_errors", "words")), ranked=True))]
+              ("wer", METRICS["wer"].score(Ratio(("word_errors", "words")), ranked=True)),
+              ("cer_pooled", METRICS["cer_pooled"].score(Ratio(("char_errors", "chars")), ranked=True, pooled=True))]
     for h, name in enumerate(per_manuscript):
         scores += [(key_name(name) + "_cer", METRICS["cer"].score(Ratio(("char_errors", "chars")), stratum=h)),
                    (key_name(name) + "_wer", METRICS["wer"].score(Ratio(("word_errors", "words")), stratum=h))]
@@ -230,8 +234,10 @@ def example(items, options):
 def metrics_text(options):
     return ("Per manuscript, the character error rate `cer`: the summed edit distances (insertions, deletions, "
             "substitutions) between your transcriptions and the reference's, over the summed lengths of the "
-            "reference lines; `wer` the same in words. The ranking score `cer` is the mean over manuscripts. Lower "
-            "is better, from 0 (perfect); a rate can exceed 1 when you insert more than the reference holds.\n")
+            "reference lines; `wer` the same in words. The ranking score `cer` is the mean over manuscripts; "
+            "`cer_pooled` the summed edit distances of all lines over all their reference characters (a manuscript "
+            "with more text weighs more). Lower is better, from 0 (perfect); a rate can exceed 1 when you insert more "
+            "than the reference holds.\n")
 
 
 def privacy(options):
