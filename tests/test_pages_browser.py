@@ -304,7 +304,8 @@ def many_strata_report(directory):
     from scoring.metaeval import analysis, page
 
     rng = np.random.RandomState(2)
-    strata = ["Manuscrit %02d \u00e9t\u00e9" % h for h in range(14)]
+    # names in both directions: Latin with accents, Arabic (a name and a count after it)
+    strata = [("Manuscrit %02d \u00e9t\u00e9" if h % 2 else "\u0643\u062a\u0627\u0628 %02d") % h for h in range(14)]
     views = []
     for k in range(13):
         x = np.clip(0.4 + 0.04 * k + rng.normal(0, 0.1, 14 * 6), 0, None)
@@ -325,6 +326,7 @@ def test_compare_report_with_many_series(browser, tmp_path):
     target, files = many_strata_report(str(tmp_path / "many"))
     check_page(browser, target, "compare-many", ["error"], min_charts=10)
     check_report(browser, target, "compare-many", min_series=13)
+    check_directions(browser, target, "compare-many-directions")
     assert any(name.startswith("latex/") for name in files) and any(name.startswith("svg/") for name in files)
 
 
@@ -435,10 +437,10 @@ BIDI_PROBE = r"""(function () {
       var next = close + 1 + text.slice(close + 1).search(/\S/);
       if (next > close && t.getExtentOfChar(next).x < Math.max.apply(null, xs) - 1) { out.svgOrder.push(text); }
     }
-    // A title cut with an ellipsis did not fit whole in its chart.
-    var tip = t.querySelector("title");
-    if (tip && /\u2026$/.test(text.replace(tip.textContent, ""))) {
-      var svg = t.ownerSVGElement, whole = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    // A chart's title cut with an ellipsis did not fit whole in its chart.
+    var tip = t.querySelector("title"), svg = t.ownerSVGElement, own = svg.querySelector(":scope > title");
+    if (tip && own && tip.textContent === own.textContent && /\u2026$/.test(text.replace(tip.textContent, ""))) {
+      var whole = document.createElementNS("http://www.w3.org/2000/svg", "text");
       whole.setAttribute("font-size", t.getAttribute("font-size"));
       whole.setAttribute("font-weight", t.getAttribute("font-weight") || "normal");
       whole.textContent = tip.textContent;
