@@ -17,7 +17,7 @@ import html
 
 import markup
 from scoring import __version__
-from scoring import webpage
+from scoring import bidi, webpage
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
 
@@ -27,7 +27,8 @@ FOOTER = '<footer class="version">Scoring program %s</footer>\n' % html.escape(_
 
 
 def esc(text):
-    return html.escape(str(text), quote=False)
+    """Text for a page, escaped, names written right to left isolated (scoring/bidi.py)."""
+    return bidi.html_text(str(text), quote=False)
 
 
 def pre(text):

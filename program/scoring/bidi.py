@@ -79,22 +79,23 @@ def spans(text):
     return out
 
 
-def _apply(text, wrap):
+def _apply(text, wrap, quote=True):
     text = str(text)
     if not _MAYBE.search(text):
-        return html.escape(text)
+        return html.escape(text, quote)
     parts, last = [], 0
     for start, end, marked in spans(text):
         parts.append((text[last:start], False))
         parts.append((text[start + 1:end - (text[end - 1] == PDI)] if marked else text[start:end], True))
         last = end
     parts.append((text[last:], False))
-    return "".join(wrap(part) if isolate else html.escape(part) for part, isolate in parts if part)
+    return "".join(wrap(part) if isolate else html.escape(part, quote) for part, isolate in parts if part)
 
 
-def html_text(text):
-    """`text` for an HTML page, escaped, its right-to-left runs and marked names in <bdi>."""
-    return _apply(text, lambda part: "<bdi>%s</bdi>" % html.escape(part))
+def html_text(text, quote=True):
+    """`text` for an HTML page, escaped (quotes too unless quote is False), its right-to-left
+    runs and marked names in <bdi>."""
+    return _apply(text, lambda part: "<bdi>%s</bdi>" % html.escape(part, quote), quote)
 
 
 def plain(text):
