@@ -5,6 +5,8 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
+import unicodedata
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -62,8 +64,15 @@ def test_any_label_gives_well_formed_svg_with_the_text_kept(label):
                 charts.precision_recall([0.5, 1.0], [1.0, 0.5], [1.0, 0.5], label, ap=0.75)):
         root = parse(svg)
         shown = label.replace("\x07", "\ufffd")
-        assert root.find(NS + "title").text == shown
-        assert any(shown in t or t.endswith("\u2026") for t in texts(root))
+        title = root.find(NS + "title").text
+        # A label written right to left is isolated (FSI ... PDI), the text itself kept.
+        assert unisolated(title) == shown
+        assert (title[0] == "\u2068") == any(unicodedata.bidirectional(c) in ("R", "AL") for c in label)
+        assert any(shown in unisolated(t) or t.endswith("\u2026") for t in texts(root))
+
+
+def unisolated(text):
+    return text.replace("\u2068", "").replace("\u2069", "")
 
 
 def test_precision_recall_shades_exactly_the_ap_area():

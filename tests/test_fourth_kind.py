@@ -1,6 +1,6 @@
-"""A fourth kind, defined only in tests/kinds/ocr.py (line transcription, character error
+"""A fourth kind, defined only in tests/kinds/guide_example.py (line transcription, character error
 rate: lower is better, a rate can exceed 1), through the whole pipeline without a change to
-program/ or tools/: an organizer's competition folder carries it as kinds/ocr.py, and
+program/ or tools/: an organizer's competition folder carries it as kinds/guide_example.py, and
 
 - the build (tools/make_bundle.py, run as the organizer runs it) makes both platforms'
   competitions, whose leaderboards sort every column ascending and rank the best
@@ -28,7 +28,7 @@ import yaml
 from phases import build_bundle, unzipped
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-KIND = os.path.join(HERE, "kinds", "ocr.py")
+KIND = os.path.join(HERE, "kinds", "guide_example.py")
 
 # The reference of each phase: {manuscript: [(line id, text)]}; the same manuscripts (one
 # leaderboard), other lines in the final phase.
@@ -55,6 +55,10 @@ SUBMISSIONS = {
              "Ms_B": {"b1": "x", "b2": "was with God"}}, (55 / 28 + 12 / 24) / 2, (12 / 6 + 3 / 6) / 2),
 }
 
+# The pooled CER the kind declares beside the mean: all distances over all 28 + 24 = 52
+# reference characters (the same edits as above).
+POOLED = {"perfect": 0.0, "good": (1 + 1) / 52, "bad": (55 + 12) / 52}
+
 SOURCE = """title: Transcribing the Abbey's Chronicle
 tracks:
   transcripts:
@@ -73,7 +77,7 @@ def write(path, text):
 
 
 def write_reference(folder, reference):
-    write(os.path.join(folder, "track.yaml"), "track: ocr\n")
+    write(os.path.join(folder, "track.yaml"), "track: guide_example\n")
     for name, lines in reference.items():
         write(os.path.join(folder, name + ".tsv"), tsv(lines))
 
@@ -93,9 +97,9 @@ def make_competition(root, kind_text=None):
     write(os.path.join(folder, "source.yaml"), SOURCE)
     os.makedirs(os.path.join(folder, "kinds"))
     if kind_text is None:
-        shutil.copy(KIND, os.path.join(folder, "kinds", "ocr.py"))
+        shutil.copy(KIND, os.path.join(folder, "kinds", "guide_example.py"))
     else:
-        write(os.path.join(folder, "kinds", "ocr.py"), kind_text)
+        write(os.path.join(folder, "kinds", "guide_example.py"), kind_text)
     return folder
 
 
@@ -116,7 +120,7 @@ def test_both_platforms_sort_every_column_ascending(built):
     platform.check_codalab_yaml(v15)
     platform.check_codabench_yaml(v2)
     platform.check_same_keys(v15, v2)
-    keys = ["cer", "wer", "ms_a_cer", "ms_a_wer", "ms_b_cer", "ms_b_wer"]
+    keys = ["cer", "wer", "cer_pooled", "ms_a_cer", "ms_a_wer", "ms_b_cer", "ms_b_wer"]
     assert platform.v15_leaderboards(v15[1]) == {"Line transcription of the chronicle": keys}
     assert all(column["sort"] == "asc" for column in v15[1]["leaderboard"]["columns"].values())
     board = v2[1]["leaderboards"][0]
@@ -155,6 +159,7 @@ def test_each_platform_scores_the_submissions_by_hand_and_ranks_the_best_first(b
         for scores in (v15_scores[name], v2_scores[name]):
             assert scores["cer"] == pytest.approx(cer, abs=1e-9), name
             assert scores["wer"] == pytest.approx(wer, abs=1e-9), name
+            assert scores["cer_pooled"] == pytest.approx(POOLED[name], abs=1e-9), name
     assert v15_scores["bad"]["cer"] > 1 and v15_scores["bad"]["ms_a_wer"] == pytest.approx(2.0)
     # Codalab v1.5 ranks by the primary column's sort; Codabench orders its leaderboard (PostgreSQL)
     column = v15["leaderboard"]["columns"]["cer"]
@@ -197,7 +202,7 @@ def test_the_starting_kit_checks_a_submission(built, tmp_path):
     _, dist = built
     with open(os.path.join(dist, "transcripts", "starting_kit_transcripts.zip"), "rb") as stream:
         kit = unzipped(stream.read(), str(tmp_path / "kit"))
-    assert os.path.isfile(os.path.join(kit, "kinds", "ocr.py"))
+    assert os.path.isfile(os.path.join(kit, "kinds", "guide_example.py"))
     manual = open(os.path.join(kit, "MANUAL.md"), encoding="utf-8").read()
     assert "Ms_A" in manual and "Ms_B" in manual and "`cer` | CER | lower is better" in manual
     assert "The submission has no Ms_A.tsv; expected one <Manuscript>.tsv per manuscript, e.g. Ms_A.tsv." in manual
@@ -263,13 +268,13 @@ def test_a_kind_missing_a_piece_stops_the_build_naming_it(tmp_path):
     completed = build_bundle(folder, str(tmp_path / "dist"))
     assert completed.returncode == 2
     assert completed.stderr.strip() == (
-        "The kind ocr (%s) provides no metrics_text, which the manual needs; add it to the kind's module "
-        "(docs/maintainers.md, \"Adding a kind\")." % os.path.join(folder, "kinds", "ocr.py"))
+        "The kind guide_example (%s) provides no metrics_text, which the manual needs; add it to the kind's module "
+        "(docs/maintainers.md, \"Adding a kind\")." % os.path.join(folder, "kinds", "guide_example.py"))
 
 
 def test_a_kind_may_not_take_a_built_in_kinds_name(tmp_path):
     folder = make_competition(str(tmp_path))
-    os.rename(os.path.join(folder, "kinds", "ocr.py"), os.path.join(folder, "kinds", "lines.py"))
+    os.rename(os.path.join(folder, "kinds", "guide_example.py"), os.path.join(folder, "kinds", "lines.py"))
     completed = build_bundle(folder, str(tmp_path / "dist"))
     assert completed.returncode == 2
     assert "lines.py has the name of a built-in kind" in completed.stderr
@@ -280,9 +285,54 @@ def test_the_kit_manual_and_the_yaml_say_nothing_of_other_kinds(built):
     with open(os.path.join(dist, "transcripts", "competition.zip"), "rb") as stream:
         files = platform.read_zip(stream.read())
     text = files["competition.yaml"].decode("utf-8")
-    assert "ocr" not in yaml.safe_load(text)["title"]
+    assert "guide_example" not in yaml.safe_load(text)["title"]
     kit = platform.read_zip(files["starting_kit_transcripts.zip"])
     for name in ("MANUAL.md", "README.md", "evaluation.html"):
         page = kit[name].decode("utf-8")
         for other in ("imitation", "instance map", "average precision", "<Category>", "<Subset>"):
             assert other not in page, (name, other)
+
+
+def test_a_pooled_score_beside_the_mean_over_strata(tmp_path):
+    """The kind declares cer_pooled (pooled=True): evaluate.py's value, every bootstrap
+    resample of compare.py, its exact value and its paired test are the ratio of the sums
+    over every line, not the mean of the manuscripts' rates."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from scoring import itemview, tracks
+    from scoring.log import Log
+    from scoring.metaeval import analysis, bootstrap, exact
+    from scoring.runner import score_submission
+
+    tracks.add_folder(os.path.join(HERE, "kinds"))
+    try:
+        views = []
+        for name in ("good", "bad"):
+            root = str(tmp_path / name)
+            write_reference(os.path.join(root, "ref"), DEVELOPMENT)
+            for manuscript, lines in SUBMISSIONS[name][0].items():
+                write(os.path.join(root, "res", manuscript + ".tsv"), tsv(sorted(lines.items())))
+            scores, (result,) = score_submission(root, Log(io.StringIO()))
+            assert dict(scores)["cer_pooled"] == pytest.approx(POOLED[name], abs=1e-12)
+            assert dict(scores)["cer"] == pytest.approx(SUBMISSIONS[name][1], abs=1e-12)
+            views.append(result.view)
+        view = views[1]
+        assert exact.score_value(view, view.scores["cer_pooled"]) == Fraction(55 + 12, 52)
+        # Each resample: the drawn lines' summed distances over their summed characters.
+        weights = bootstrap.draw_weights(view, 50, 7)
+        drawn = np.concatenate([np.asarray(w, dtype=float) for w in weights], axis=1)
+        expected = drawn.dot(view.columns["char_errors"]) / drawn.dot(view.columns["chars"])
+        pooled = itemview.aggregate(view, weights, ["cer_pooled"])["cer_pooled"]
+        assert np.allclose(pooled, expected, rtol=0, atol=1e-12)
+        low, high = bootstrap.score_intervals(view, ["cer_pooled"], resamples=200)["cer_pooled"]
+        assert low <= POOLED["bad"] <= high
+        found = analysis.analyse("transcripts", ["good", "bad"], views, analysis.Options(resamples=100,
+                                                                                          permutations=200))
+        assert found.values["cer_pooled"] == pytest.approx([POOLED["good"], POOLED["bad"]], abs=1e-12)
+        tests = found.tests["cer_pooled"]
+        assert tests.difference[0] == pytest.approx(POOLED["good"] - POOLED["bad"], abs=1e-12)
+    finally:
+        tracks.TRACKS.folders.remove(os.path.join(HERE, "kinds"))
+        sys.modules.pop("scoring.tracks.guide_example", None)

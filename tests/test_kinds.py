@@ -88,14 +88,15 @@ def test_kinds():
     tracks.add_folder(TEST_KINDS)
     yield
     tracks.TRACKS.folders.remove(TEST_KINDS)
-    sys.modules.pop("scoring.tracks.ocr", None)
+    sys.modules.pop("scoring.tracks.guide_example", None)
 
 
 def test_a_kind_in_a_folder_is_found_and_imported_as_one_of_the_package(test_kinds):
-    assert "ocr" in tracks.TRACKS and "ocr" in list(tracks.TRACKS)
-    module = tracks.TRACKS["ocr"]
-    assert module.__name__ == "scoring.tracks.ocr" and sys.modules["scoring.tracks.ocr"] is module
-    assert tracks.TRACKS.origin("ocr") == "the kind ocr (%s)" % os.path.join(TEST_KINDS, "ocr.py")
+    assert "guide_example" in tracks.TRACKS and "guide_example" in list(tracks.TRACKS)
+    module = tracks.TRACKS["guide_example"]
+    assert module.__name__ == "scoring.tracks.guide_example" and sys.modules["scoring.tracks.guide_example"] is module
+    assert tracks.TRACKS.origin("guide_example") == "the kind guide_example (%s)" % os.path.join(
+        TEST_KINDS, "guide_example.py")
     assert not [piece for piece in tracks.PIECES if getattr(module, piece, None) is None]
 
 
@@ -120,24 +121,6 @@ def test_an_unknown_kind_is_refused_naming_the_known_ones(tmp_path, name):
     with pytest.raises(ReferenceDataError) as refused:
         phase_tracks(os.path.join(root, "ref"))
     assert "expected one of authentication, events, lines." in refused.value.sentence
-
-
-@pytest.mark.parametrize("kind", BUILT_IN + ["ocr"])
-def test_the_columns_and_the_view_declare_the_same_keys_and_directions(kind, tmp_path, test_kinds):
-    """What the leaderboard sorts by (columns()) is what compare.py reads (the view)."""
-    if kind == "ocr":
-        root = write_phase(tmp_path / "phase", ref={"ms/track.yaml": "track: ocr\n", "ms/A.tsv": "1\tab cd\n"},
-                           res={"ms/A.tsv": "1\tab ce f\n"})
-    else:
-        root = sample_phase(tmp_path / "phase", kind)
-    ((track, module, options, _),) = phase_tracks(os.path.join(root, "ref"))
-    _, (result,) = score_submission(root, Log(io.StringIO()))
-    columns = module.columns(track, options)
-    assert [column.key for column in columns] == list(result.scores) == list(result.view.scores)
-    for column in columns:
-        score = result.view.scores[column.key]
-        assert (score.lower_is_better, score.bounds) == (column.lower_is_better, column.metric.bounds), column.key
-    assert any(column.lower_is_better for column in columns) == (kind == "ocr")
 
 
 def test_the_titles_come_from_track_yaml_else_the_folder_else_the_kind(tmp_path):

@@ -1,12 +1,13 @@
 """The participant manual of a starting kit lists every sentence a refused submission can get.
 
-Two checks, from both ends: every sentence the program can raise for a participant (each
+Two checks, from both ends, run on every kind by tests/test_every_kind.py with these
+helpers: every sentence the program can raise for a participant (each
 format string of a SubmissionError, of a reader's `error(...)`, of a missing file's
 `missing(..., expected)`, of a memory guard, and the hints' clauses, read from the source
 with ast) matches a sentence of the manual of its kind (tracks/<kind>.py, errors()) or of
 every kind (tools/manual.py, COMMON_ERRORS and HINTS); and every refusal of the corpus of
 malformed submissions is one of the manual's sentences (documented(), called by
-tests/test_malformed.py on each case it runs).
+tests/test_malformed.py on each case it runs and by tests/test_every_kind.py).
 """
 
 import ast
@@ -14,7 +15,6 @@ import os
 import re
 import sys
 
-import pytest
 from conftest import PROGRAM, ROOT
 
 import manual
@@ -156,22 +156,6 @@ def documented(kind, sentence):
     templates = [sentence for _, sentence in TRACKS[kind].errors(None)]
     templates += [sentence for _, sentence in manual.COMMON_ERRORS + manual.SEVERAL_TRACKS_ERRORS]
     return any(re.fullmatch(template_pattern(template, hints), sentence, flags=re.S) for template in templates)
-
-
-BUILT_IN = ["authentication", "events", "lines"]
-
-
-@pytest.mark.parametrize("kind", BUILT_IN)
-def test_every_sentence_the_program_raises_for_a_participant_is_in_the_manual(kind):
-    rendered = manual_sentences(kind)
-    missing, read = [], 0
-    for path, functions in kind_modules(kind) + [(path, None) for path in COMMON_MODULES]:
-        for text in sentences_of(path, functions):
-            read += 1
-            if not any(re.search(format_pattern(text), sentence, flags=re.S) for sentence in rendered):
-                missing.append((os.path.relpath(path, ROOT), text))
-    assert not missing, missing
-    assert read >= 25, read  # the kind's and the common modules' sentences were found at all
 
 
 def test_every_hint_is_in_the_manual():

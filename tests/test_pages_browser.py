@@ -304,7 +304,8 @@ def many_strata_report(directory):
     from scoring.metaeval import analysis, page
 
     rng = np.random.RandomState(2)
-    strata = ["Manuscrit %02d \u00e9t\u00e9" % h for h in range(14)]
+    # names in both directions: Latin with accents, Arabic (a name and a count after it)
+    strata = [("Manuscrit %02d \u00e9t\u00e9" if h % 2 else "\u0643\u062a\u0627\u0628 %02d") % h for h in range(14)]
     views = []
     for k in range(13):
         x = np.clip(0.4 + 0.04 * k + rng.normal(0, 0.1, 14 * 6), 0, None)
@@ -325,6 +326,7 @@ def test_compare_report_with_many_series(browser, tmp_path):
     target, files = many_strata_report(str(tmp_path / "many"))
     check_page(browser, target, "compare-many", ["error"], min_charts=10)
     check_report(browser, target, "compare-many", min_series=13)
+    check_directions(browser, target, "compare-many-directions")
     assert any(name.startswith("latex/") for name in files) and any(name.startswith("svg/") for name in files)
 
 
@@ -357,3 +359,135 @@ def test_compare_report(browser, tmp_path):
     primary = sorted(set(re.findall(r'data-primary="([^"]+)"', text)))
     check_page(browser, page, "compare-report", primary, min_charts=20)
     check_report(browser, page, "compare-report")
+
+
+# -- names written right to left ---------------------------------------------------------
+
+ARABIC_SUBSET = "\u0627\u0628\u0646 \u0645\u0642\u0644\u0629"  # ابن مقلة
+HEBREW_SUBSET = "\u05e8\u05e9\u05f4\u05d9"  # רש״י
+ARABIC_BOOK = "\u0643\u062a\u0627\u0628 \u0627\u0644\u0623\u063a\u0627\u0646\u064a"  # كتاب الأغاني
+ARABIC_PAGE = "\u0648\u0631\u0642\u0629 %s.png"  # ورقة ١.png ... with Arabic-Indic digits
+HEBREW_CATEGORY = "\u05d7\u05d2 \u05d4\u05d0\u05d5\u05e8\u05d9\u05dd"  # חג האורים
+
+
+def right_to_left_phase(root):
+    """The sample phase with names written right to left: two subsets (Arabic, Hebrew), a
+    manuscript and its pages (Arabic, Arabic-Indic digits) and a category (Hebrew)."""
+    shutil.copytree(SAMPLE, root)
+    renames = [("authentication", "ref", "Pizan.csv", ARABIC_SUBSET + ".csv"),
+               ("authentication", "ref", "Yaqut.csv", HEBREW_SUBSET + ".csv")]
+    for suffix in ("_labels.csv", "_distances.csv"):
+        renames += [("authentication", "res", "Pizan" + suffix, ARABIC_SUBSET + suffix),
+                    ("authentication", "res", "Yaqut" + suffix, HEBREW_SUBSET + suffix)]
+    for side in ("ref", "res"):
+        renames += [("events", side, "La_Tomatina.txt", HEBREW_CATEGORY + ".txt"),
+                    ("lines", side, "Latin2", ARABIC_BOOK)]
+        renames += [("lines", side, "%s/latin2_%03d.png" % (ARABIC_BOOK, n), "%s/%s" % (
+            ARABIC_BOOK, ARABIC_PAGE % chr(0x660 + n))) for n in range(1, 5)]
+    for track, side, old, new in renames:
+        os.rename(os.path.join(root, side, track, old), os.path.join(root, side, track, new))
+    return root
+
+
+BIDI_PROBE = r"""(function () {
+  var RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe]/;
+  var out = {bare: [], order: [], svgOrder: [], cut: [], isolated: 0};
+  var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), node;
+  function charRect(textNode, i) {
+    var range = document.createRange(); range.setStart(textNode, i); range.setEnd(textNode, i + 1);
+    return range.getBoundingClientRect();
+  }
+  while ((node = walker.nextNode())) {
+    if (!RTL.test(node.data)) { continue; }
+    var parent = node.parentElement;
+    if (parent.closest("svg")) {  // SVG text: every right-to-left run between FSI and PDI
+      if (RTL.test(node.data.replace(/\u2068[^\u2069]*\u2069/g, ""))) { out.bare.push(node.data); }
+    } else if (!parent.closest("bdi,[dir]")) {
+      out.bare.push(node.data);
+    }
+  }
+  // Around each isolated name, the sentence keeps its order: what precedes it ends to its
+  // left, what follows it ("/" of a path, " (2)", ": line_iu") starts to its right.
+  document.querySelectorAll("bdi").forEach(function (bdi) {
+    var boxes = bdi.getClientRects(), before = bdi.previousSibling, after = bdi.nextSibling;
+    if (!boxes.length) { return; }
+    var first = boxes[0], last = boxes[boxes.length - 1];
+    out.isolated += 1;
+    if (after && after.nodeType === 3 && after.data.trim()) {
+      var r = charRect(after, after.data.search(/\S/));
+      if (Math.abs(r.top - last.top) < 2 && r.left < last.right - 1) {
+        out.order.push(bdi.textContent + " | " + after.data.slice(0, 20));
+      }
+    }
+    if (before && before.nodeType === 3 && before.data.trim()) {
+      var q = charRect(before, before.data.replace(/\s+$/, "").length - 1);
+      if (Math.abs(q.top - first.top) < 2 && q.right > first.left + 1) {
+        out.order.push(before.data.slice(-20) + " | " + bdi.textContent);
+      }
+    }
+  });
+  document.querySelectorAll("svg text").forEach(function (t) {
+    var text = t.textContent, close = text.indexOf("\u2069");
+    // A name's isolate ends left of what follows it in the same line of text.
+    if (close > 0 && close + 1 < text.length && t.getNumberOfChars() === text.length && t.getComputedTextLength()) {
+      var xs = [];
+      for (var k = text.indexOf("\u2068") + 1; k < close; k++) {
+        xs.push(t.getExtentOfChar(k).x + t.getExtentOfChar(k).width);
+      }
+      var next = close + 1 + text.slice(close + 1).search(/\S/);
+      if (next > close && t.getExtentOfChar(next).x < Math.max.apply(null, xs) - 1) { out.svgOrder.push(text); }
+    }
+    // A chart's title cut with an ellipsis did not fit whole in its chart.
+    var tip = t.querySelector("title"), svg = t.ownerSVGElement, own = svg.querySelector(":scope > title");
+    if (tip && own && tip.textContent === own.textContent && /\u2026$/.test(text.replace(tip.textContent, ""))) {
+      var whole = document.createElementNS("http://www.w3.org/2000/svg", "text");
+      whole.setAttribute("font-size", t.getAttribute("font-size"));
+      whole.setAttribute("font-weight", t.getAttribute("font-weight") || "normal");
+      whole.textContent = tip.textContent;
+      svg.appendChild(whole);
+      var room = svg.viewBox.baseVal.width - 8;
+      if (whole.getComputedTextLength() <= room && !t.getAttribute("transform")) { out.cut.push(tip.textContent); }
+      svg.removeChild(whole);
+    }
+  });
+  return JSON.stringify(out);
+})()"""
+
+
+def check_directions(browser, page_path, name):
+    """Every right-to-left run on the page isolated, the order of the sentence around it
+    kept, and no chart title cut that fits whole; at both widths."""
+    for width in WIDTHS:
+        browser.load(page_path, width)
+        browser.width = width
+        browser.screenshot(os.path.join(SHOTS, "%s-%d.png" % (name, width)))
+        seen = json.loads(browser.call("Runtime.evaluate", {"expression": BIDI_PROBE, "returnByValue": True},
+                                       session=browser.session)["result"]["value"])
+        where = "%s at %d px" % (name, width)
+        assert not seen["bare"], "%s: names written right to left, not isolated: %s" % (where, seen["bare"][:5])
+        assert seen["isolated"] >= 2, where
+        assert not seen["order"], "%s: a sentence reordered around a name: %s" % (where, seen["order"][:5])
+        assert not seen["svgOrder"], "%s: a chart's text reordered around a name: %s" % (where, seen["svgOrder"][:5])
+        assert not seen["cut"], "%s: titles cut although they fit: %s" % (where, seen["cut"][:5])
+
+
+def test_names_written_right_to_left(browser, tmp_path):
+    """Arabic and Hebrew names on the page of a scored phase and of a refusal naming a path
+    ('كتاب الأغاني/ورقة ٢.png': folder, '/', page, left to right)."""
+    if not os.path.isdir(SHOTS):
+        os.makedirs(SHOTS)
+    phase = right_to_left_phase(str(tmp_path / "input"))
+    run = run_scorer(phase, tmp_path / "out")
+    assert run.status == 0, run.stderr
+    page = os.path.join(run.output, "detailed_results.html")
+    with open(page, encoding="utf-8") as stream:
+        text = stream.read()
+    check_directions(browser, page, "right-to-left")
+    assert "Confusion matrix of \u2068%s\u2069 (120 images)" % ARABIC_SUBSET in text
+    os.remove(os.path.join(phase, "res", "lines", ARABIC_BOOK, ARABIC_PAGE % "\u0662"))
+    run = run_scorer(phase, tmp_path / "refused")
+    assert run.status == 1
+    page = os.path.join(run.output, "detailed_results.html")
+    with open(page, encoding="utf-8") as stream:
+        assert "lines/<bdi>%s</bdi>/<bdi>" % ARABIC_BOOK in stream.read()
+    check_directions(browser, page, "right-to-left-refused")

@@ -12,8 +12,9 @@ TASK); the participant manual (MANUAL.md) uses them as they are, Markdown, and t
     marked, and everything else is text (no raw HTML).
 """
 
-import html as escape
 import re
+
+from scoring import bidi
 
 INLINE = re.compile(r"`([^`]+)`|\*\*([^*]+)\*\*")
 
@@ -64,13 +65,13 @@ def inline(text):
     """HTML of a line: `code` and **strong** marked, the rest escaped."""
     out, position = [], 0
     for match in INLINE.finditer(text):
-        out.append(escape.escape(text[position:match.start()], quote=False))
+        out.append(bidi.html_text(text[position:match.start()], quote=False))
         if match.group(1) is not None:
-            out.append("<code>%s</code>" % escape.escape(match.group(1), quote=False))
+            out.append("<code>%s</code>" % bidi.html_text(match.group(1), quote=False))
         else:
-            out.append("<strong>%s</strong>" % escape.escape(match.group(2), quote=False))
+            out.append("<strong>%s</strong>" % bidi.html_text(match.group(2), quote=False))
         position = match.end()
-    out.append(escape.escape(text[position:], quote=False))
+    out.append(bidi.html_text(text[position:], quote=False))
     return "".join(out)
 
 
@@ -79,7 +80,7 @@ def html(text):
     parts = []
     for kind, lines in blocks(text):
         if kind == "code":
-            parts.append("<pre>%s</pre>\n" % escape.escape("\n".join(lines), quote=False))
+            parts.append("<pre>%s</pre>\n" % bidi.html_text("\n".join(lines), quote=False))
         elif kind == "list":
             parts.append("<ul>\n%s</ul>\n" % "".join("<li>%s</li>\n" % inline(item) for item in lines))
         else:

@@ -16,9 +16,8 @@ document and style. The starting kit's copy of the evaluation page is a whole do
 import html
 
 import markup
-from scoring import __version__, yamltext
-from scoring.errors import ReferenceDataError, visible
-from scoring.report import page_footer, page_head
+from scoring import __version__, bidi, webpage, yamltext
+from scoring.errors import ReferenceDataError
 from scoring.runner import track_options as parse_track_options
 from scoring.tracks import TRACKS, require
 
@@ -27,7 +26,8 @@ FOOTER = '<footer class="version">Scoring program %s</footer>\n' % html.escape(_
 
 
 def esc(text):
-    return html.escape(visible(str(text)), quote=False)
+    """Text for a page, escaped, names written right to left isolated (scoring/bidi.py)."""
+    return bidi.html_text(str(text), quote=False)
 
 
 def pre(text):
@@ -49,8 +49,7 @@ def document(title, body):
     """A whole HTML document (doctype, charset, viewport, the program's style) around body,
     its tables in scrolling boxes (the page is read on phones too)."""
     body = body.replace("<table>", '<div class="scroll" tabindex="0"><table>').replace("</table>", "</table></div>")
-    return page_head(title).replace("</style>", KIT_STYLE + "</style>", 1) + "<main>\n" + body + "</main>\n" \
-        + page_footer()
+    return webpage.head(title, KIT_STYLE) + "<main>\n" + body + "</main>\n" + webpage.footer()
 
 
 # ---------------------------------------------------------------- tiny examples

@@ -26,7 +26,7 @@ import zlib
 
 import numpy as np
 
-from . import errors
+from . import bidi
 
 FONT = "system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif"
 TEXT = "#222"
@@ -42,30 +42,57 @@ _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 def escape(text):
     """Text for an SVG/HTML text node or attribute: &, <, >, quotes escaped, the
-    characters XML cannot hold at all (control characters) replaced by U+FFFD, and the
-    bidirectional controls and invisible characters written visibly (errors.visible)."""
-    text = _INVALID_XML.sub("\ufffd", errors.visible(str(text)))
+    characters XML cannot hold at all (control characters) replaced by U+FFFD, and every
+    run of right-to-left text isolated between FSI and PDI (bidi.py: a name keeps its own
+    direction, the sentence around it its own)."""
+    text = bidi.plain(_INVALID_XML.sub("\ufffd", str(text)))
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;").replace("'", "&#39;"))
 
 
-def text_width(text, size):
-    """An estimate of the width of `text` at font size `size` (px), for layout only:
-    wide (East Asian) characters count one em, combining marks nothing, others ~0.58 em."""
+#: Advance widths (em) of the ASCII characters in DejaVu Sans, the widest of the usual
+#: sans-serif faces (Debian's and many Linux desktops' default; Arial, Helvetica, Segoe UI
+#: and Roboto are narrower): an estimate of a text's width from them is rarely short, so
+#: text laid out by it is not cut by its frame, nor shortened with much room to spare.
+ASCII_WIDTHS = dict(zip(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~",
+    (0.318, 0.401, 0.460, 0.838, 0.636, 0.950, 0.780, 0.275, 0.390, 0.390, 0.500, 0.838, 0.318, 0.361, 0.318,
+     0.337) + (0.636,) * 10 + (0.337, 0.337, 0.838, 0.838, 0.838, 0.531, 1.000, 0.684, 0.686, 0.698, 0.770,
+     0.632, 0.575, 0.775, 0.752, 0.295, 0.295, 0.656, 0.557, 0.863, 0.748, 0.787, 0.603, 0.787, 0.695,
+     0.635, 0.611, 0.732, 0.684, 0.989, 0.685, 0.611, 0.685, 0.390, 0.337, 0.390, 0.838, 0.500, 0.500,
+     0.613, 0.635, 0.550, 0.635, 0.615, 0.352, 0.635, 0.634, 0.278, 0.278, 0.579, 0.278, 0.974, 0.634,
+     0.612, 0.635, 0.635, 0.411, 0.521, 0.392, 0.634, 0.592, 0.818, 0.592, 0.592, 0.525, 0.636, 0.337,
+     0.636, 0.838)))
+#: Bold (titles are drawn at weight 600) widens DejaVu Sans' letters by about this much.
+BOLD = 1.12
+
+
+def text_width(text, size, bold=False):
+    """An estimate of the width of `text` at font size `size` (px), for layout only: ASCII
+    by ASCII_WIDTHS, a Latin letter with accents as its base letter, wide (East Asian)
+    characters one em, combining marks and the invisible bidi controls nothing, letters
+    written right to left 0.6 em, others 0.7 em."""
     width = 0.0
     for char in str(text):
-        if unicodedata.combining(char):
+        if char in ASCII_WIDTHS:
+            width += ASCII_WIDTHS[char]
+        elif unicodedata.combining(char) or unicodedata.category(char) == "Cf":
             continue
-        width += 1.0 if unicodedata.east_asian_width(char) in ("W", "F") else 0.58
-    return width * size
+        elif unicodedata.east_asian_width(char) in ("W", "F"):
+            width += 1.0
+        else:
+            base = unicodedata.normalize("NFD", char)[0]
+            width += ASCII_WIDTHS.get(base, 0.6 if unicodedata.bidirectional(char) in ("R", "AL") else 0.7)
+    return width * size * (BOLD if bold else 1.0)
 
 
-def shorten(text, size, limit):
-    """`text` cut with an ellipsis so that it fits `limit` px at font size `size`."""
+def shorten(text, size, limit, bold=False):
+    """`text` cut with an ellipsis so that it fits `limit` px at font size `size`; whole
+    when it fits."""
     text = str(text)
-    if text_width(text, size) <= limit:
+    if text_width(text, size, bold) <= limit:
         return text
-    while text and text_width(text + "\u2026", size) > limit:
+    while text and text_width(text + "\u2026", size, bold) > limit:
         text = text[:-1]
     return text + "\u2026"
 
@@ -430,7 +457,7 @@ def line_chart(series, title, x_label, y_label, x_range=(0.0, 1.0), y_range=(0.0
     svg = Svg(width, height, title, description)
     left, top, right, bottom = 52, 30, 14, 47 + 15.5 * len(legend)
     axes = Axes(svg, left, top, width - left - right, height - top - bottom, x_range, y_range)
-    svg.text(width / 2.0, 18, shorten(title, 13, width - 8), size=13, anchor="middle", weight="600",
+    svg.text(width / 2.0, 18, shorten(title, 13, width - 8, bold=True), size=13, anchor="middle", weight="600",
              tooltip=title)
     axes.draw_frame(x_label, y_label)
     base = axes.y(y_range[0])
@@ -472,6 +499,10 @@ def precision_recall(recall, precision, envelope, title, ap=None):
         description="Precision against recall over the ranking's operating points.")
 
 
+#: The widest a small chart grows to hold its title whole (px).
+TITLE_ROOM = 560
+
+
 def confusion_matrix(cells, row_labels, column_labels, title, row_title="true class",
                      column_title="predicted class"):
     """A count matrix: rows are the truth, columns the prediction. Each cell shows its count
@@ -484,10 +515,12 @@ def confusion_matrix(cells, row_labels, column_labels, title, row_title="true cl
     left = 26 + label_w
     top = 58
     n_rows, n_cols = len(row_labels), len(column_labels)
-    width = left + n_cols * cell_w + 8
+    # As wide as its title, up to TITLE_ROOM: shortened only when it cannot fit.
+    width = max(left + n_cols * cell_w + 8, min(TITLE_ROOM, text_width(title, 13, bold=True) + 16))
     height = top + n_rows * cell_h + 8
     svg = Svg(width, height, title, "Rows: %s; columns: %s." % (row_title, column_title))
-    svg.text(width / 2.0, 17, shorten(title, 13, width - 8), size=13, anchor="middle", weight="600", tooltip=title)
+    svg.text(width / 2.0, 17, shorten(title, 13, width - 8, bold=True), size=13, anchor="middle", weight="600",
+             tooltip=title)
     svg.text(left + n_cols * cell_w / 2.0, 36, column_title, size=size, anchor="middle", fill=MUTED)
     svg.text(14, top + n_rows * cell_h / 2.0, row_title, size=size, anchor="middle", fill=MUTED, rotate=-90)
     for c, label in enumerate(column_labels):
@@ -540,7 +573,8 @@ def forest(labels, values, lows, highs, title, x_label, x_range=None, integer=Fa
     bottom = 48
     height = top + rows * row_h + bottom
     svg = Svg(width, height, title, description or "One row per %s: point and 95%% interval." % "item")
-    svg.text(width / 2.0, 18, shorten(title, 13, width - 8), size=13, anchor="middle", weight="600", tooltip=title)
+    svg.text(width / 2.0, 18, shorten(title, 13, width - 8, bold=True), size=13, anchor="middle", weight="600",
+             tooltip=title)
     axes = Axes(svg, left, top, width - left - right, rows * row_h, x_range, (0, rows))
     if integer:
         span = x_range[1] - x_range[0]

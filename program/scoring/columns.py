@@ -19,16 +19,18 @@ class Metric(object):
         self.lower_is_better = bool(lower_is_better)
         self.bounds = tuple(bounds)
 
-    def score(self, statistic, stratum=None, ranked=False):
-        """The view's Score of this metric (itemview.Score), with its direction and bounds."""
-        return Score(statistic, stratum, ranked, self.lower_is_better, self.bounds)
+    def score(self, statistic, stratum=None, ranked=False, pooled=False):
+        """The view's Score of this metric (itemview.Score), with its direction and bounds;
+        pooled: the ratio over every item, strata pooled, instead of the mean over strata."""
+        return Score(statistic, stratum, ranked, self.lower_is_better, self.bounds, pooled)
 
 
 class Column(object):
     """One scores.txt key: `metric` (a name of the kind's METRICS, and the Metric), and the
     stratum it is computed on (a subset, manuscript... named as the organizer wrote it), or
     None for the overall score; `what` the stratum is, in a word ('subset', 'manuscript':
-    how sentences name it); `qualifier` an extra word of the title (a protocol)."""
+    how sentences name it); `qualifier` an extra word of the title (a protocol, "pooled" for
+    the overall score of a pooled Score)."""
 
     def __init__(self, key, name, metric, stratum=None, qualifier=None, what=None):
         self.key = key

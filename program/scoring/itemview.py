@@ -14,7 +14,8 @@ all the meta-evaluation knows of a track: it never names one.
              and written to the view's file as the bytes they are); `reference_columns`
              are the terms that are the same for every submission (labels, "one", ...).
   scores     key -> Score: a stratum statistic (Ratio or AveragePrecision) and either the
-             mean over the strata (stratum None) or the value of one stratum.
+             mean over the strata (stratum None), the value of one stratum, or (pooled, a
+             Ratio) the ratio of the sums over every item, strata pooled.
   denominators  column -> the column of its items' denominators, for a column of
              fractions (a page's line IU, TP / (TP + FP + FN), has denominator TP + FP + FN),
              or an integer below 2**24 that bounds them (a top-1 hit value m / t of t tied
@@ -75,20 +76,27 @@ def statistic_from_json(data):
 
 class Score(object):
     """A leaderboard score: `statistic` per stratum, then the mean over the strata, or
-    (stratum = h) the value of stratum h alone. `ranked`: compared between submissions
-    by the meta-evaluation (the others are shown, not tested).
+    (stratum = h) the value of stratum h alone, or (pooled, a Ratio only) the statistic
+    of all the items as one stratum: the summed numerators over the summed denominators
+    (a pooled character error rate, total errors over total characters, beside the mean of
+    the per-manuscript rates). `ranked`: compared between submissions by the
+    meta-evaluation (the others are shown, not tested).
 
     `lower_is_better`: the score's direction (an error rate), declared once by the kind and
     followed by every leaderboard, ranking, test and chart. `bounds`: (low, high) of the
     values the score can take, either end None where it has none (an error rate can exceed
     1); intervals are clipped to them."""
 
-    def __init__(self, statistic, stratum=None, ranked=False, lower_is_better=False, bounds=(0.0, 1.0)):
+    def __init__(self, statistic, stratum=None, ranked=False, lower_is_better=False, bounds=(0.0, 1.0),
+                 pooled=False):
+        if pooled and (stratum is not None or statistic.kind != "ratio"):
+            raise ValueError("a pooled score is a Ratio over every item, of no one stratum")
         self.statistic = statistic
         self.stratum = stratum
         self.ranked = ranked
         self.lower_is_better = bool(lower_is_better)
         self.bounds = tuple(bounds)
+        self.pooled = bool(pooled)
 
     def oriented(self, values):
         """values turned so that higher is better (negated for a lower-is-better score)."""
@@ -96,14 +104,15 @@ class Score(object):
 
     def to_json(self):
         return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked,
-                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds)}
+                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds), "pooled": self.pooled}
 
     @classmethod
     def from_json(cls, data):
-        """A score written by to_json; a view file of an earlier version has no direction
-        or bounds (higher is better, in [0, 1])."""
+        """A score written by to_json; a view file of an earlier version has no direction,
+        bounds or pooling (higher is better, in [0, 1], a mean over strata)."""
         return cls(statistic_from_json(data["statistic"]), data["stratum"], data["ranked"],
-                   data.get("lower_is_better", False), tuple(data.get("bounds", (0.0, 1.0))))
+                   data.get("lower_is_better", False), tuple(data.get("bounds", (0.0, 1.0))),
+                   data.get("pooled", False))
 
 
 class StrataItems(object):
@@ -164,6 +173,9 @@ class ItemView(object):
         self.missing = missing
         self.memo = {}  # what is computed once from the columns (ranking_counts, exact values, digests)
         n = int(self.sizes.sum())
+        if any(score.pooled and any(den not in self.reference_columns for _, den in score.statistic.terms)
+               for score in self.scores.values()):
+            raise ValueError("a pooled score divides by reference columns (the same for every submission)")
         if isinstance(items, StrataItems) and [len(part) for part in items.parts] != self.sizes.tolist():
             raise ValueError("an item view given its items per stratum needs one list per stratum")
         if len(self.items) != n or any(v.shape != (n,) for v in self.columns.values()) or self.block.shape != (n,):
@@ -278,21 +290,44 @@ def _small_integers(values):
     return False
 
 
-def _ratio_values(view, statistic, weights, h, start, end):
-    values = []
+def ratio_sums(view, statistic, weights, h, start, end):
+    """[(numerator sums, denominator sums)] of each term over stratum h's items, one value
+    per resample."""
+    sums = []
     for num, den in statistic.terms:
         n_col, d_col = view.columns[num][start:end], view.columns[den][start:end]
         if weights is None:
             # Summed in the order of np.mean over a stratum's items, so that the scores of
             # evaluate.py are those of a plain mean over pages or images.
-            n_sum, d_sum = np.add.reduce(n_col)[None], np.add.reduce(d_col)[None]
+            sums.append((np.add.reduce(n_col)[None], np.add.reduce(d_col)[None]))
         else:
             w = weights[h]
-            n_sum, d_sum = w.dot(n_col), w.dot(d_col)
+            sums.append((w.dot(n_col), w.dot(d_col)))
+    return sums
+
+
+def ratios(sums):
+    """The mean over terms of each term's numerator over its denominator (0 where it is 0)."""
+    values = []
+    for n_sum, d_sum in sums:
         ratio = np.zeros(n_sum.shape)
         np.divide(n_sum, d_sum, out=ratio, where=d_sum != 0)
         values.append(ratio)
     return values[0] if len(values) == 1 else np.mean(np.stack(values, axis=1), axis=1)
+
+
+def _ratio_values(view, statistic, weights, h, start, end):
+    return ratios(ratio_sums(view, statistic, weights, h, start, end))
+
+
+def pooled_values(view, statistic, weights=None):
+    """(resamples,) values of a Ratio over every item, strata pooled: each term's sums over
+    the strata, then the ratios (weights as for stratum_values)."""
+    per_stratum = [ratio_sums(view, statistic, weights, h, start, end) for h, (start, end) in enumerate(view.bounds)]
+    if not per_stratum:
+        return np.zeros(1 if weights is None else 0)
+    return ratios([(sum(s[t][0] for s in per_stratum), sum(s[t][1] for s in per_stratum))
+                    for t in range(len(statistic.terms))])
 
 
 def _ap_values(view, statistic, weights, h, start, end):
@@ -394,7 +429,12 @@ def aggregate(view, weights=None, keys=None):
     The one function from per-item terms to leaderboard scores, for evaluate.py (no
     weights) and for every bootstrap resample of compare.py (draw counts as weights).
     """
-    return _scores(view, keys, lambda statistic: stratum_values(view, statistic, weights))
+    out = _scores(view, [k for k in keys or list(view.scores) if not view.scores[k].pooled],
+                  lambda statistic: stratum_values(view, statistic, weights))
+    for key in keys or list(view.scores):
+        if view.scores[key].pooled:
+            out[key] = pooled_values(view, view.scores[key].statistic, weights)
+    return OrderedDict((key, out[key]) for key in keys or list(view.scores))
 
 
 def _name(statistic):
@@ -406,7 +446,7 @@ def _scores(view, keys, values_of):
     asked once per distinct statistic: a stratum's value, or the mean over the strata."""
     out = OrderedDict()
     cache = {}
-    for key in keys or list(view.scores):
+    for key in keys:
         score = view.scores[key]
         name = _name(score.statistic)
         if name not in cache:

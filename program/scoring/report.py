@@ -18,7 +18,7 @@ import tempfile
 
 import numpy as np
 
-from . import __version__, charts, platform
+from . import charts, platform, webpage
 from .result import FIGURES, ConfusionMatrix, ErrorMap, Outcome, Paragraph, Picture, PrecisionRecall, Table
 
 SCORE_FILES = ("scores.txt", "scores.json")
@@ -174,28 +174,15 @@ def format_cell(value):
     return str(value)
 
 
-def _is_number(value):
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-
-
 def _column(column):
     if isinstance(column, Outcome):
-        return '<span class="swatch" style="background:%s"></span>%s' % (
-            charts.outcome_colour(column.code), html.escape(charts.outcome_name(column.code)))
-    return html.escape(str(column))
+        return webpage.Markup('<span class="swatch" style="background:%s"></span>%s' % (
+            charts.outcome_colour(column.code), webpage.text(charts.outcome_name(column.code))))
+    return column
 
 
 def render_table(block):
-    head = "".join("<th>%s</th>" % _column(c) for c in block.columns)
-    body = "".join(
-        "<tr>%s</tr>" % "".join(
-            '<td class="%s">%s</td>' % ("num" if _is_number(v) else "txt", html.escape(format_cell(v)))
-            for v in row)
-        for row in block.rows)
-    caption = "<caption>%s</caption>" % html.escape(block.caption) if block.caption else ""
-    # The box scrolls, not the page: wide tables stay readable on a phone.
-    return ('<div class="scroll" tabindex="0"><table>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-            % (caption, head, body))
+    return webpage.table([_column(c) for c in block.columns], block.rows, block.caption, cell=format_cell)
 
 
 def render_error_map(block, anchor, back):
@@ -205,20 +192,20 @@ def render_error_map(block, anchor, back):
             '<img src="%s" width="%d" height="%d" alt="error map of %s"></a>'
             '<figcaption>%s <a class="close" href="#%s">close</a></figcaption></figure>'
             % (anchor, anchor, charts.data_uri(block.png), block.width, block.height,
-               html.escape(block.caption, quote=True), html.escape(block.caption), back))
+               webpage.attribute(block.caption), webpage.text(block.caption), back))
 
 
 def error_map_legend(codes):
     items = "".join(
         '<li><span class="swatch" style="background:%s"></span><b>%s</b>: %s</li>'
-        % (charts.outcome_colour(code), html.escape(name), html.escape(meaning))
+        % (charts.outcome_colour(code), webpage.text(name), webpage.text(meaning))
         for code, name, _, meaning in charts.ERROR_MAP_OUTCOMES if code in codes)
     return '<ul class="legend">%s</ul>' % items
 
 
 def render_block(block, anchor="figure", back="top"):
     if isinstance(block, Paragraph):
-        return "<p>%s</p>" % html.escape(block.text)
+        return "<p>%s</p>" % webpage.text(block.text)
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, PrecisionRecall):
@@ -231,80 +218,8 @@ def render_block(block, anchor="figure", back="top"):
         return render_error_map(block, anchor, back)
     if isinstance(block, Picture):
         return '<figure><img src="%s" alt="%s"><figcaption>%s</figcaption></figure>' % (
-            charts.data_uri(block.png), html.escape(block.alt), html.escape(block.caption))
+            charts.data_uri(block.png), webpage.attribute(block.alt), webpage.text(block.caption))
     raise TypeError("unknown block %r" % (block,))
-
-
-STYLE = """
-*{box-sizing:border-box}
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif;margin:0 auto;
-padding:1rem;max-width:75rem;color:#1d232b;line-height:1.45;background:#fff}
-h1{font-size:1.45rem;margin:.2rem 0 .9rem}h2{font-size:1.25rem;margin:2rem 0 .6rem;
-border-bottom:2px solid #d5dbe3;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
-h4{font-size:.95rem;margin:1rem 0 .3rem}
-p{max-width:48rem}
-.competition{margin:-.6rem 0 .9rem;color:#44505c}
-a{color:#1f5fbf}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:.9rem}
-.card{border:1px solid #cfd8e3;border-radius:10px;padding:.8rem 1rem;background:#f6f9fc}
-.card h2{font-size:1rem;border:0;margin:0 0 .3rem;padding:0}
-.card .score{font-size:2.3rem;font-weight:700;line-height:1.1;font-variant-numeric:tabular-nums}
-.card .key{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9rem;color:#44505c}
-.card p{margin:.3rem 0;font-size:.9rem;color:#3a444f}
-.card .interval{font-variant-numeric:tabular-nums;color:#222}
-.card dl{display:grid;grid-template-columns:repeat(auto-fill,minmax(8.5rem,1fr));gap:.35rem .9rem;margin:.5rem 0 0}
-.card dt{color:#5a6672;font-size:.78rem;overflow-wrap:anywhere}
-.card dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums}
-.refused{border-color:#d9a6a0;background:#fdf5f4}
-.refused .sentence{font-size:1.1rem;font-weight:600;color:#7a1c12;max-width:none;overflow-wrap:anywhere}
-.scoreline{display:flex;flex-wrap:wrap;gap:.4rem .6rem;margin:0 0 .8rem;max-width:none}
-.scoreline a{text-decoration:none;color:inherit;border:1px solid #cfd8e3;border-radius:999px;padding:.15rem .7rem;
-background:#f6f9fc}.scoreline .key{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;color:#44505c}
-nav.toc{margin:1.2rem 0;padding:.6rem 1rem;border-left:3px solid #cfd8e3;background:#fafbfc}
-nav.toc ul{margin:.2rem 0;padding-left:1.1rem}nav.toc>ul{padding-left:0;list-style:none}
-.warn{color:#8a4b00;overflow-wrap:anywhere}
-.scroll{overflow:auto;width:fit-content;max-width:100%;max-height:34rem;margin:.5rem 0 1rem;
-border:1px solid #e1e6ec;border-radius:6px}
-table{border-collapse:collapse;font-size:.9rem}
-td,th{padding:.28rem .6rem;border-bottom:1px solid #e6e9ee;white-space:nowrap;text-align:left}
-th{background:#f1f4f8;font-weight:600;position:sticky;top:0;white-space:normal;vertical-align:bottom;
-min-width:4rem}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-caption{text-align:left;font-style:italic;padding:.35rem .6rem;color:#4a5560;white-space:normal}
-.groups{display:flex;flex-wrap:wrap;gap:0 2rem}.group{max-width:100%}.group p{max-width:22rem}
-.figures{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
-figure{margin:0;max-width:100%}
-svg.chart{max-width:100%;height:auto;display:block}
-figure img{max-width:100%;height:auto}
-figcaption{font-size:.85rem;color:#4a5560}
-.swatch{display:inline-block;width:.9em;height:.9em;border:1px solid rgba(0,0,0,.25);vertical-align:-.1em;
-margin-right:.3em;border-radius:2px}
-ul.legend{list-style:none;padding:0;margin:.4rem 0 .8rem;font-size:.88rem}ul.legend li{margin:.15rem 0}
-.map img{width:13rem;max-width:42vw;image-rendering:pixelated;border:1px solid #8a96a3;background:#fff;display:block}
-.map .close{display:none}
-.map:target{position:fixed;top:0;left:0;right:0;bottom:0;z-index:10;background:rgba(20,24,30,.88);
-display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1rem;margin:0}
-.map:target img{width:auto;height:auto;max-width:100%;max-height:90vh}
-.map:target figcaption{color:#fff}.map:target .close{display:inline;color:#fff;margin-left:1rem}
-pre.log{overflow-x:auto;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.82rem;background:#f7f8fa;
-padding:.6rem;border-radius:6px}
-footer.version{margin-top:2rem;color:#666;font-size:.8rem}
-@media (max-width:30rem){body{padding:.6rem}.card .score{font-size:2rem}}
-@media print{body{max-width:none;padding:0}nav.toc,.map .close{display:none}
-.scroll{overflow:visible;max-height:none;border:0}td,th{white-space:normal}th{position:static}figure,tr,.card{break-inside:avoid}
-a{color:inherit;text-decoration:none}.map:target{position:static;background:none}}
-"""
-
-
-def page_head(title):
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            "<title>%s</title><style>%s</style></head><body>" % (html.escape(title), STYLE))
-
-
-def page_footer():
-    """The closing lines of every page the program writes: the program's version."""
-    return '<footer class="version">Scoring program %s</footer></body></html>\n' % html.escape(__version__)
 
 
 class _Anchors(object):
@@ -332,16 +247,16 @@ def headline_card(result, anchor):
     key, value = next(iter(result.scores.items()))
     if result.pending:
         return ('<section class="card"><h2><a href="#%s">%s</a></h2><p class="sentence" data-primary="pending">%s</p>'
-                '</section>' % (anchor, html.escape(result.title), html.escape(result.pending)))
-    highlights = "".join("<div><dt>%s</dt><dd>%s</dd></div>" % (html.escape(label), html.escape(format_cell(v)))
+                '</section>' % (anchor, webpage.text(result.title), webpage.text(result.pending)))
+    highlights = "".join("<div><dt>%s</dt><dd>%s</dd></div>" % (webpage.text(label), webpage.text(format_cell(v)))
                          for label, v in result.highlights)
     warnings = ('<p class="warn"><a href="#%s">%d warning%s</a> below.</p>'
                 % (anchor, len(result.warnings), "" if len(result.warnings) == 1 else "s")) if result.warnings else ""
     return ('<section class="card"><h2><a href="#%s">%s</a></h2><div class="key">%s</div>'
             '<div class="score" data-primary="%s" title="%s">%s</div>%s<p>%s</p>%s%s</section>'
-            % (anchor, html.escape(result.title), html.escape(result.key_prefix + key),
+            % (anchor, webpage.text(result.title), webpage.text(result.key_prefix + key),
                html.escape(result.key_prefix + key), format_score(value),
-               charts.number(value), interval_lines(result), html.escape(result.meaning),
+               charts.number(value), interval_lines(result), webpage.text(result.meaning),
                "<dl>%s</dl>" % highlights if highlights else "", warnings))
 
 
@@ -357,7 +272,7 @@ def interval_lines(result):
             '95 times in 100 (a bootstrap over the test %ss); submissions whose intervals overlap much may swap '
             'places on such a test set.</p>'
             % (html.escape(result.key_prefix + next(iter(result.scores))), charts.number(low), charts.number(high),
-               html.escape(unit)))
+               webpage.text(unit)))
 
 
 def _split(section):
@@ -376,7 +291,7 @@ def _chart_sections(figure_parts, anchor):
     for section, figures in figure_parts:
         section_id = anchor(section.title + " charts")
         drawn = [b for b in figures if not isinstance(b, Paragraph)]
-        part = ['<h4 id="%s">%s</h4>' % (section_id, html.escape(section.title))]
+        part = ['<h4 id="%s">%s</h4>' % (section_id, webpage.text(section.title))]
         part += [render_block(b) for b in figures if isinstance(b, Paragraph)]
         part.append('<div class="figures">%s</div>' % "".join(
             render_block(b, anchor("map " + getattr(b, "caption", "figure")), section_id) for b in drawn))
@@ -398,14 +313,14 @@ def render_html(scores, results, log_lines):
     anchor = _Anchors()
     track_ids = [anchor(result.title) for result in results]
     competition = next((r.competition for r in results if r.competition), "")
-    parts = [page_head("Detailed results" + (": " + competition if competition else "")),
+    parts = [webpage.head("Detailed results" + (": " + competition if competition else "")),
              '<h1 id="top">Detailed results</h1>']
     if competition:
-        parts.append('<p class="competition">%s</p>' % html.escape(competition))
+        parts.append('<p class="competition">%s</p>' % webpage.text(competition))
     if len(results) > 1:  # every ranking score on the first screen, even on a phone
         parts.append('<p class="scoreline">%s</p>' % " ".join(
             '<a href="#%s"><span class="key">%s</span> <b data-primary="%s">%s</b></a>' % (
-                a, html.escape(r.key_prefix + next(iter(r.scores))), html.escape(r.key_prefix + next(iter(r.scores))),
+                a, webpage.text(r.key_prefix + next(iter(r.scores))), html.escape(r.key_prefix + next(iter(r.scores))),
                 "not scored yet" if r.pending else charts.number(next(iter(r.scores.values()))))
             for r, a in zip(results, track_ids)))
     parts.append('<div class="cards">')
@@ -414,16 +329,16 @@ def render_html(scores, results, log_lines):
     toc, body = [], []
     for result, track_id in zip(results, track_ids):
         entries = []
-        body.append('<h2 id="%s">%s</h2>' % (track_id, html.escape(result.title)))
+        body.append('<h2 id="%s">%s</h2>' % (track_id, webpage.text(result.title)))
         for warning in result.warnings:
-            body.append('<p class="warn">Warning: %s</p>' % html.escape(warning))
+            body.append('<p class="warn">Warning: %s</p>' % webpage.text(warning))
         figure_parts = []
         for section in result.sections:
             text, figures = _split(section)
             if text:
                 section_id = anchor(section.title)
                 entries.append((section_id, section.title))
-                body.append('<h3 id="%s">%s</h3>' % (section_id, html.escape(section.title)))
+                body.append('<h3 id="%s">%s</h3>' % (section_id, webpage.text(section.title)))
                 body.extend(render_block(b) for b in text)
             if figures:
                 figure_parts.append((section, figures))
@@ -440,7 +355,7 @@ def render_html(scores, results, log_lines):
         toc.append((track_id, result.title, entries))
     if log_lines:
         toc.append(("log", "Log", []))
-        body.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
+        body.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % webpage.text("\n".join(log_lines)))
     toc.append(("keys", "All keys of scores.txt", []))
     body.append('<h2 id="keys">All keys of scores.txt</h2>')
     body.append("<p>Shown with 4 decimals; scores.txt holds the full values (hover a value to see it).</p>")
@@ -450,15 +365,15 @@ def render_html(scores, results, log_lines):
     body.append('<div class="scroll" tabindex="0"><table><thead><tr><th>key</th><th>value</th></tr></thead>'
                 "<tbody>%s</tbody></table></div>" % "".join(
                     '<tr><td class="txt">%s</td><td class="num" title="%s">%s</td></tr>'
-                    % (html.escape(k), format_score(v), charts.number(v)) for k, v in scores.items()))
+                    % (webpage.text(k), format_score(v), charts.number(v)) for k, v in scores.items()))
     parts.append('<nav class="toc"><b>Contents</b><ul>%s</ul></nav>' % "".join(
         '<li><a href="#%s">%s</a>%s</li>' % (
-            track_id, html.escape(title),
-            "<ul>%s</ul>" % "".join('<li><a href="#%s">%s</a></li>' % (i, html.escape(t)) for i, t in entries)
+            track_id, webpage.text(title),
+            "<ul>%s</ul>" % "".join('<li><a href="#%s">%s</a></li>' % (i, webpage.text(t)) for i, t in entries)
             if entries else "")
         for track_id, title, entries in toc))
     parts.extend(body)
-    parts.append(page_footer())
+    parts.append(webpage.footer())
     return "\n".join(parts)
 
 
@@ -475,13 +390,13 @@ FAILURE_TITLES = {
 def render_failure(status, sentence, log_lines):
     """The page of a refused run: the same sentence as the last line of stderr, first."""
     title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
-    parts = [page_head("Detailed results: " + title), "<h1>Detailed results</h1>",
+    parts = [webpage.head("Detailed results: " + title), "<h1>Detailed results</h1>",
              '<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
              '<p>%s</p></section>'
-             % (html.escape(title), html.escape(sentence), html.escape(advice))]
+             % (webpage.text(title), webpage.text(sentence), webpage.text(advice))]
     if log_lines:
-        parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % html.escape("\n".join(log_lines)))
-    parts.append(page_footer())
+        parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % webpage.text("\n".join(log_lines)))
+    parts.append(webpage.footer())
     return "\n".join(parts)
 
 

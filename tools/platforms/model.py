@@ -9,14 +9,12 @@ platform's code a rule comes from. tests/test_bundle.py plays each one.
 """
 
 import datetime
-import html
 import io
 import os
 import zipfile
 
 import yaml
-from scoring import yamltext
-from scoring.errors import visible
+from scoring import bidi, yamltext
 
 STAGES = ("development", "final")
 PAGE_NAMES = ("overview", "evaluation", "data", "terms")
@@ -353,7 +351,7 @@ def read_zip(data):
 
 
 def escape(text):
-    return html.escape(visible(str(text)), quote=False)
+    return bidi.html_text(str(text), quote=False)
 
 
 def tree_entries(directory, prefix=""):

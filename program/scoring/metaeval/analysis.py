@@ -254,6 +254,8 @@ def contributions(views, key):
     terms = len(statistic.terms)
     totals = [[Fraction(exact.item_rationals(first, den).weighted_sum(None, start, end))
                for start, end in first.bounds] for _, den in statistic.terms]
+    if score.pooled:  # the strata pooled: each stratum's share of one total, so an item adds num / (T total)
+        totals = [[sum(row, Fraction(0)) / strata] * strata for row in totals]
     coefficients = np.zeros((terms, len(first.items)))
     for t in range(terms):
         for h, (start, end) in enumerate(first.bounds):

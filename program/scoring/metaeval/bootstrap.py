@@ -125,6 +125,10 @@ def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_S
         else:
             resampled.setdefault(name, (statistic, set()))[1].update(strata_of(key))
     tables = dict((name, np.zeros((resamples, count))) for name in resampled)
+    # A pooled ratio: each term's numerator and denominator sums over the strata, per resample.
+    pooled = dict((json.dumps(view.scores[k].statistic.to_json(), sort_keys=True), view.scores[k].statistic)
+                  for k in keys if view.scores[k].pooled)
+    sums = dict((name, np.zeros((len(statistic.terms), 2, resamples))) for name, statistic in pooled.items())
     if resampled:
         for h, first, weights in weight_chunks(view, resamples, seed, rows):
             start, end = view.bounds[h]
@@ -132,10 +136,18 @@ def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_S
                 if h in needed:
                     tables[name][first:first + weights.shape[0], h] = itemview.STATISTICS[statistic.kind](
                         view, statistic, {h: weights}, h, start, end)
+                if name in pooled:
+                    for t, pair in enumerate(itemview.ratio_sums(view, statistic, {h: weights}, h, start, end)):
+                        sums[name][t, :, first:first + weights.shape[0]] += np.stack(pair)
     for key in keys:
         score = view.scores[key]
         name = json.dumps(score.statistic.to_json(), sort_keys=True)
         df = degrees_of_freedom(view, key)
+        if score.pooled:
+            samples = itemview.ratios([(n, d) for n, d in sums[name]])
+            low, high = interval(samples, estimates[key], df, level, score.bounds)
+            out[key] = (float(low), float(high))
+            continue
         strata = list(strata_of(key))
         if score.statistic.kind == "average_precision":
             variance = sum(variances[name, h] for h in strata) / float(max(len(strata), 1)) ** 2

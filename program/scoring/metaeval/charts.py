@@ -62,7 +62,8 @@ def marker(x, y, shape, colour, radius=4.0, extra=""):
 
 
 def _title(svg, width, title):
-    svg.text(width / 2.0, 20, shorten(title, 14, width - 20), size=14, anchor="middle", weight="600", tooltip=title)
+    svg.text(width / 2.0, 20, shorten(title, 14, width - 20, bold=True), size=14, anchor="middle", weight="600",
+             tooltip=title)
 
 
 def _label_space(labels):

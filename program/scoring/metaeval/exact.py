@@ -183,6 +183,19 @@ def stratum_value(view, statistic, h, weights=None):
     raise ValueError("no exact form for statistic %r" % statistic.kind)
 
 
+def pooled_value(view, statistic, weights=None):
+    """The exact value of a Ratio over every item, strata pooled (weights: per stratum one
+    resample's integer draw counts, or None)."""
+    parts = []
+    for num, den in statistic.terms:
+        sums = [(item_rationals(view, num).weighted_sum(None if weights is None else weights[h], start, end),
+                 item_rationals(view, den).weighted_sum(None if weights is None else weights[h], start, end))
+                for h, (start, end) in enumerate(view.bounds)]
+        n, d = sum((n for n, _ in sums), Fraction(0)), sum((d for _, d in sums), Fraction(0))
+        parts.append(Fraction(0) if d == 0 else n / d)
+    return sum(parts, Fraction(0)) / len(parts)
+
+
 def _average_precision(view, statistic, h, weights):
     from .. import itemview
     if weights is None:
@@ -228,6 +241,8 @@ def score_value(view, score, weights=None):
     or None)."""
     def stratum(h):
         return stratum_value(view, score.statistic, h, None if weights is None else weights[h])
+    if score.pooled:
+        return pooled_value(view, score.statistic, weights)
     if score.stratum is not None:
         return stratum(score.stratum)
     if not view.strata:
@@ -237,7 +252,9 @@ def score_value(view, score, weights=None):
 
 def terms_of(view):
     """The number of terms a score of the view is computed from (for margin): the largest
-    stratum's items."""
+    stratum's items, or all the items where a score pools the strata."""
+    if any(score.pooled for score in view.scores.values()):
+        return int(view.sizes.sum()) or 1
     return int(view.sizes.max()) if view.sizes.size else 1
 
 
@@ -274,6 +291,11 @@ def integer_keys(views, score, weights=None, stratum=None):
                              float(np.abs(den).max()) if den.size else 0.0) >= significance.EXACT_BELOW:
                 return None
             sums.append((np.einsum("ri,ik->rk", w, counts), w.dot(den)))
+        if score.pooled and stratum is None and len(strata):  # one ratio of the sums over the strata
+            pooled = sums[-len(strata):]
+            sums[-len(strata):] = [(sum(n for n, _ in pooled), sum(d for _, d in pooled))]
+            if max(float(np.abs(sums[-1][0]).max()), float(np.abs(sums[-1][1]).max())) >= 2.0 ** 52:
+                return None
     rows = sums[0][0].shape[0] if sums else 1
     count = len(views)
     keys = np.zeros((rows, count), dtype=np.int64)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..csvtext import csv_text
 from ..errors import printable
-from ..report import page_footer
+from .. import webpage
 from . import analysis, challenger, charts
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
@@ -127,26 +127,6 @@ def ranks_csv(analyses):
 
 # -- report.html ----------------------------------------------------------------------------
 
-STYLE = """
-*{box-sizing:border-box}
-body{font-family:sans-serif;margin:0 auto;padding:1em;color:#222;max-width:75em;line-height:1.45}
-h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;margin-top:1.6em}h3{font-size:1.05em}
-h4{font-size:1em;margin:1em 0 .3em}
-.scroll{overflow-x:auto;max-width:100%;margin:.6em 0}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;white-space:nowrap}
-th{background:#f4f4f4;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
-table.wrap td.txt{white-space:normal;min-width:8em}
-caption{text-align:left;font-style:italic;white-space:normal}
-figure{margin:.8em 0;overflow-x:auto;max-width:100%}figcaption{font-size:.9em;color:#444;max-width:60em}
-figure svg{display:block;height:auto}
-p.reading{background:#f3f7fb;border-left:4px solid #1f77b4;padding:.4em .7em;max-width:60em}
-.glance{list-style:none;padding:0}.glance li{margin:.3em 0}
-.card{border:1px solid #ccc;border-radius:6px;padding:.4em 1em;margin:.6em 0;background:#fafafa}
-.files li{font-family:monospace}
-nav ul{padding-left:1.2em}
-"""
-
-
 def slug(text):
     """A file-name-safe form of a track label or a name."""
     text = unicodedata.normalize("NFKD", str(text))
@@ -164,31 +144,23 @@ class Html(object):
     def heading(self, level, text, anchor=None):
         if anchor:
             self.toc.append((level, text, anchor))
-            self.parts.append('<h%d id="%s">%s</h%d>' % (level, anchor, html.escape(text), level))
+            self.parts.append('<h%d id="%s">%s</h%d>' % (level, anchor, webpage.text(text), level))
         else:
-            self.parts.append("<h%d>%s</h%d>" % (level, html.escape(text), level))
+            self.parts.append("<h%d>%s</h%d>" % (level, webpage.text(text), level))
 
     def paragraph(self, text):
-        self.parts.append("<p>%s</p>" % html.escape(text))
+        self.parts.append("<p>%s</p>" % webpage.text(text))
 
     def reading(self, text):
         """The one plain sentence under an analysis saying what it shows."""
-        self.parts.append('<p class="reading"><strong>What it shows:</strong> %s</p>' % html.escape(text))
+        self.parts.append('<p class="reading"><strong>What it shows:</strong> %s</p>' % webpage.text(text))
 
     def raw(self, text):
         self.parts.append(text)
 
     def table(self, columns, rows, caption="", wrap=False):
         """wrap: text cells wrap (a table of sentences) instead of scrolling sideways."""
-        head = "".join("<th>%s</th>" % html.escape(c) for c in columns)
-        body = "".join("<tr>%s</tr>" % "".join(
-            '<td class="%s">%s</td>' % ("num" if isinstance(v, (int, float, np.integer, np.floating)) or
-                                        _numeric_text(v) else "txt",
-                                        html.escape(v if isinstance(v, str) else shown(v))) for v in row)
-            for row in rows)
-        caption = "<caption>%s</caption>" % html.escape(caption) if caption else ""
-        self.parts.append('<div class="scroll"><table%s>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-                          % (' class="wrap"' if wrap else "", caption, head, body))
+        self.parts.append(webpage.table(columns, rows, caption, cell=_cell, numeric=_numeric, wrap=wrap))
 
     def figure(self, svg, caption, name):
         """A chart inline, and as the standalone file svg/<name>.svg. Its displayed width is
@@ -200,11 +172,18 @@ class Html(object):
         path = "svg/%s.svg" % name
         self.files[path] = '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
         self.parts.append('<figure>%s<figcaption>%s (<a href="%s">SVG</a>)</figcaption></figure>' % (
-            sized, html.escape(caption), html.escape(path)))
+            sized, webpage.text(caption), html.escape(path)))
 
 
-def _numeric_text(value):
-    return isinstance(value, str) and value[:1] in "0123456789-+<" and value not in ("-",)
+def _cell(value):
+    return value if isinstance(value, str) else shown(value)
+
+
+def _numeric(value):
+    """Numbers, and texts of numbers ('0.9500 [0.9290, 0.9704]', '< 0.0001'), align right."""
+    if isinstance(value, str):
+        return value[:1] in "0123456789-+<" and value != "-"
+    return isinstance(value, (int, float, np.integer, np.floating))
 
 
 def _interval(value, low, high):
@@ -221,7 +200,7 @@ def at_a_glance(analyses):
     for a in analyses:
         if not a.ground_truth:
             items.append("<li><strong>%s</strong>: no ground truth (ground-truth-free analysis only)</li>"
-                         % html.escape(a.label))
+                         % webpage.text(a.label))
             continue
         leaders = [s for s in _order(a) if a.rank[s] == 1]
         leader = int(leaders[0])
@@ -229,8 +208,8 @@ def at_a_glance(analyses):
         beaten = int(a.tests[a.primary].better()[leader].sum())
         items.append('<li><strong>%s</strong>: leader %s, <span data-primary="%s">%s %s</span> (%s); '
                      'significantly ahead of %d of %d others; could win: %d submission%s</li>' % (
-                         html.escape(a.label), html.escape(" and ".join(a.names[s] for s in leaders)),
-                         html.escape(a.primary), html.escape(a.primary),
+                         webpage.text(a.label), webpage.text(" and ".join(a.names[s] for s in leaders)),
+                         html.escape(a.primary), webpage.text(a.primary),
                          _interval(a.values[a.primary][leader], low[leader], high[leader]), direction(a), beaten,
                          len(a.names) - 1, len(a.winners), "" if len(a.winners) == 1 else "s"))
     return '<ul class="glance">%s</ul>' % "".join(items)
@@ -239,7 +218,7 @@ def at_a_glance(analyses):
 def summary(doc, analyses):
     doc.heading(2, "Summary", "summary")
     for a in analyses:
-        doc.raw('<div class="card">')
+        doc.raw('<div class="panel">')
         doc.heading(3, "Track %s (%d submissions)" % (a.label, len(a.names)))
         if not a.ground_truth:
             doc.paragraph("No ground truth: only the ground-truth-free analysis below.")
@@ -536,7 +515,7 @@ def _significance(doc, a, anchor, name):
                   rows, "%s (%s): %s" % (key, direction(a, key), "every pair" if len(a.names) <= PAIR_TABLE_LIMIT
                                          else "neighbours on the leaderboard (every pair in pairs.csv)"))
         if tests.disagreements:
-            doc.raw("<ul>%s</ul>" % "".join("<li>%s</li>" % html.escape(
+            doc.raw("<ul>%s</ul>" % "".join("<li>%s</li>" % webpage.text(
                 "%s vs %s: %s" % (a.names[tests.pairs[j][0]], a.names[tests.pairs[j][1]], reason))
                 for j, reason in tests.disagreements))
             doc.paragraph("Above: the pairs of %s where the raw test (p < 0.05 or not) and the 95%% interval of the "
@@ -698,18 +677,16 @@ def report_html(analyses, closing):
     doc.heading(2, "For the paper", "paper")
     doc.paragraph("Beside this page: every chart as a standalone SVG file and the LaTeX tables (booktabs) of the "
                   "final rankings and of the per-stratum results.")
-    doc.raw('<ul class="files">%s</ul>' % "".join('<li><a href="%s">%s</a></li>' % (html.escape(p), html.escape(p))
+    doc.raw('<ul class="files">%s</ul>' % "".join('<li><a href="%s">%s</a></li>' % (html.escape(p), webpage.text(p))
                                                   for p in sorted(doc.files)))
     doc.heading(2, "Closing note", "closing")
     for line in closing:
         doc.paragraph(line)
-    toc = "".join('<li style="margin-left:%dem"><a href="#%s">%s</a></li>' % (level - 2, anchor, html.escape(text))
+    toc = "".join('<li style="margin-left:%dem"><a href="#%s">%s</a></li>' % (level - 2, anchor, webpage.text(text))
                   for level, text, anchor in doc.toc)
-    head = ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<title>Meta-evaluation</title><style>%s</style></head><body>' % STYLE)
-    page = "\n".join([head, "<h1>Meta-evaluation of the submissions</h1>", at_a_glance(analyses),
-                      "<nav><strong>Contents</strong><ul>%s</ul></nav>" % toc] + doc.parts + [page_footer()])
+    page = "\n".join([webpage.head("Meta-evaluation"), "<h1>Meta-evaluation of the submissions</h1>",
+                      at_a_glance(analyses), '<nav class="toc"><strong>Contents</strong><ul>%s</ul></nav>' % toc]
+                     + doc.parts + [webpage.footer()])
     return page, doc.files
 
 

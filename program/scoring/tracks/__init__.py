@@ -38,7 +38,9 @@ What a kind module provides (docs/maintainers.md, "Adding a kind", step by step)
                                        values (the phase's own names) to show them with
 
 Optional: unlabeled_files(track) and write_placeholder_labels(folder, files) (compare.py
-without ground truth).
+without ground truth); sample_reference(folder) and reference_as_submission(track,
+options, folder), a small made-up reference and the submission that repeats it, from which
+the tests check every kind alike (tests/test_every_kind.py).
 """
 
 import importlib

@@ -251,6 +251,27 @@ def dummy_submission(items, directory):
         write_text(os.path.join(directory, category["name"] + ".txt"), "".join("%s 0.5\n" % image for image in ids))
 
 
+def sample_reference(directory):
+    """A small made-up reference (tests/test_every_kind.py): two categories of eight images,
+    one named in Hebrew."""
+    from ..public import write_text
+
+    for c, category in enumerate(("\u05d7\u05d2 \u05d4\u05d0\u05d5\u05e8\u05d9\u05dd", "D\u00eda de Muertos")):
+        write_text(os.path.join(directory, category + ".txt"),
+                   "".join("%06d.jpg %d\n" % (i, 1 if (i + c) % 3 == 0 else 0) for i in range(8)))
+
+
+def reference_as_submission(track, options, directory):
+    """The submission that repeats the reference: each image's label as its confidence
+    (tests/test_every_kind.py: it gets the best value of every score)."""
+    from ..public import write_text
+
+    for category in reader.read_reference(track):
+        ids = list(category.ids)
+        write_text(os.path.join(directory, category.name + ".txt"),
+                   "".join("%s %d\n" % (image, positive) for image, positive in zip(ids, category.positive.tolist())))
+
+
 # ---------------------------------------------------------------- hints (hints.py)
 
 FILES = "one <Category>.txt of confidences per category"

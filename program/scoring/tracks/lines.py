@@ -470,6 +470,37 @@ def dummy_submission(items, directory):
     _blank_pages(items, directory, ".png")
 
 
+def sample_reference(directory):
+    """A small made-up reference (tests/test_every_kind.py): two manuscripts, one named in
+    Arabic, of one page holding three lines each."""
+    from PIL import Image
+
+    for manuscript in ("\u0643\u062a\u0627\u0628 \u0627\u0644\u0623\u063a\u0627\u0646\u064a", "Codex Suprasliensis"):
+        mask = np.zeros((40, 50), dtype=np.uint8)
+        for top in (4, 16, 28):
+            mask[top:top + 6, 5:45] = 255
+        os.makedirs(os.path.join(directory, manuscript))
+        Image.fromarray(mask).save(os.path.join(directory, manuscript, "\u0648\u0631\u0642\u0629 1.png"))
+
+
+def reference_as_submission(track, options, directory):
+    """The submission that repeats the reference: each page's lines (connected components
+    of the mask at the track's connectivity) numbered 1, 2, ... in an 8-bit grey image
+    (tests/test_every_kind.py: it gets the best value of every score)."""
+    from PIL import Image
+    from scipy import ndimage
+
+    structure = np.ones((3, 3)) if options["connectivity"] == 8 else None
+    for manuscript, pages in reader.ground_truth_pages(track):
+        os.makedirs(os.path.join(directory, manuscript))
+        for page in pages:
+            with Image.open(os.path.join(track.path, manuscript, page.filename)) as image:
+                mask = np.asarray(image.convert("L")) != 0
+            labels, _ = ndimage.label(mask, structure=structure)
+            Image.fromarray(labels.astype(np.uint8)).save(
+                os.path.join(directory, manuscript, os.path.splitext(page.filename)[0] + ".png"))
+
+
 # ---------------------------------------------------------------- hints (hints.py)
 
 FILES = "one image per page in manuscript folders"

@@ -1,9 +1,9 @@
-"""A fourth kind, defined only here (tests/test_fourth_kind.py): `ocr`, line transcription
+"""A fourth kind, defined only here (tests/test_fourth_kind.py): `guide_example`, line transcription
 scored by character and word error rates, where lower is better and a rate can exceed 1.
 
 It is written as a kind of the program is (relative imports of the scoring package: the
-registry imports it as scoring.tracks.ocr) and touches no file of program/ or tools/: a
-competition folder carries it as kinds/ocr.py (tools/make_bundle.py puts it beside the
+registry imports it as scoring.tracks.guide_example) and touches no file of program/ or tools/: a
+competition folder carries it as kinds/guide_example.py (tools/make_bundle.py puts it beside the
 scoring program and in every starting kit).
 
 Files: ref/<Manuscript>.tsv and res/<Manuscript>.tsv, one line per text line,
@@ -23,8 +23,9 @@ from ..columns import Column, Metric
 from ..errors import ReferenceDataError, SubmissionError
 from ..itemview import ItemView, Ratio, leaderboard
 from ..names import key_name
-from ..readers.text import decode_lines, read_bytes
+from ..readers.text import TEXT_ERRORS, decode_lines, read_bytes
 from ..result import Paragraph, Table, TrackResult
+from . import refusals
 
 OPTIONS = {
     "case": ("sensitive", opt.choice("sensitive", "insensitive")),
@@ -36,8 +37,11 @@ METRICS = {
                          "manuscripts", lower_is_better=True, bounds=(0.0, None)),
     "wer": Metric("WER", "word error rate: edit distance in words over the reference's words, mean over "
                          "manuscripts", lower_is_better=True, bounds=(0.0, None)),
+    # The pooled rate beside the mean over manuscripts: total errors over total characters.
+    "cer_pooled": Metric("pooled CER", "character error rate of all lines together: the summed edit distances over "
+                                       "the summed reference characters", lower_is_better=True, bounds=(0.0, None)),
 }
-RANKED = ("cer", "wer")
+RANKED = ("cer", "wer")  # the metrics given per manuscript too
 
 
 # ---------------------------------------------------------------- reader
@@ -113,7 +117,7 @@ def edit_distance(a, b):
 def columns(track, options):
     out = [Column(name, name, metric) for name, metric in METRICS.items()]
     for manuscript in manuscripts(track):
-        out += [Column(key_name(manuscript) + "_" + name, name, metric, manuscript) for name, metric in METRICS.items()]
+        out += [Column(key_name(manuscript) + "_" + name, name, METRICS[name], manuscript) for name in RANKED]
     return out
 
 
@@ -135,11 +139,12 @@ def score(track, submission, options, log):
         sizes.append(len(lines))
         per_manuscript.append(name)
     scores = [("cer", METRICS["cer"].score(Ratio(("char_errors", "chars")), ranked=True)),
-              ("wer", METRICS["wer"].score(Ratio(("word_errors", "words")), ranked=True))]
+              ("wer", METRICS["wer"].score(Ratio(("word_errors", "words")), ranked=True)),
+              ("cer_pooled", METRICS["cer_pooled"].score(Ratio(("char_errors", "chars")), ranked=True, pooled=True))]
     for h, name in enumerate(per_manuscript):
         scores += [(key_name(name) + "_cer", METRICS["cer"].score(Ratio(("char_errors", "chars")), stratum=h)),
                    (key_name(name) + "_wer", METRICS["wer"].score(Ratio(("word_errors", "words")), stratum=h))]
-    result = TrackResult("ocr")
+    result = TrackResult("guide_example")
     result.view = ItemView(per_manuscript, sizes, items, dict((k, np.asarray(v, dtype=np.float64))
                                                               for k, v in terms.items()),
                            scores, "cer", reference_columns=["chars", "words"], unit="line")
@@ -180,6 +185,23 @@ def dummy_submission(items, directory):
     _write(items, directory, "")
 
 
+def sample_reference(directory):
+    """A small made-up reference for the registry-wide tests (tests/test_every_kind.py)."""
+    from ..public import write_text
+
+    write_text(os.path.join(directory, "\u05e1\u05e4\u05e8 \u05d4\u05d9\u05e9\u05e8.tsv"),
+               "1\tIn the beginning\n2\twas the word\n")
+    write_text(os.path.join(directory, "Codex.tsv"), "a\tarma virumque cano\nb\tTroiae qui primus\n")
+
+
+def reference_as_submission(track, options, directory):
+    """The reference's own transcriptions (tests/test_every_kind.py: the best value)."""
+    from ..public import write_text
+
+    for name, lines in read_reference(track):
+        write_text(os.path.join(directory, name + ".tsv"), "".join("%s\t%s\n" % line for line in lines))
+
+
 # ---------------------------------------------------------------- hints
 
 FILES = "one <Manuscript>.tsv of line transcriptions per manuscript"
@@ -212,8 +234,10 @@ def example(items, options):
 def metrics_text(options):
     return ("Per manuscript, the character error rate `cer`: the summed edit distances (insertions, deletions, "
             "substitutions) between your transcriptions and the reference's, over the summed lengths of the "
-            "reference lines; `wer` the same in words. The ranking score `cer` is the mean over manuscripts. Lower "
-            "is better, from 0 (perfect); a rate can exceed 1 when you insert more than the reference holds.\n")
+            "reference lines; `wer` the same in words. The ranking score `cer` is the mean over manuscripts; "
+            "`cer_pooled` the summed edit distances of all lines over all their reference characters (a manuscript "
+            "with more text weighs more). Lower is better, from 0 (perfect); a rate can exceed 1 when you insert more "
+            "than the reference holds.\n")
 
 
 def privacy(options):
@@ -226,19 +250,19 @@ def count_items(items):
                                                ", ".join(m["name"] for m in items["manuscripts"]))
 
 
-def errors(options=None):
-    return [
-        ("a manuscript file missing", "The submission has no {file}; expected one <Manuscript>.tsv per manuscript, "
-                                      "e.g. {file}{hint}."),
-        ("a line without a tab", "{file} line 2 has no tab; expected '<line id><TAB><transcription>'."),
-        ("a line twice", "{file} line 3 repeats the line {line} (first on line 1); list each line once."),
-        ("an unknown line", "{file} names the line zz, which is not a line of manuscript {manuscript}."),
-        ("lines missing", "{file} lacks 1 of the {count} lines of manuscript {manuscript}, e.g. {line}; transcribe "
-                          "every line."),
-    ]
+ERRORS = [
+    ("a manuscript file missing", "The submission has no {file}; expected one <Manuscript>.tsv per manuscript, "
+                                  "e.g. {file}{hint}.", None),
+    ("a line without a tab", "{file} line 2 has no tab; expected '<line id><TAB><transcription>'.", None),
+    ("a line twice", "{file} line 3 repeats the line {line_id} (first on line 1); list each line once.", None),
+    ("an unknown line", "{file} names the line zz, which is not a line of manuscript {manuscript}.", None),
+    ("lines missing", "{file} lacks {absent} of the {count} lines of manuscript {manuscript}, e.g. {line_id}; "
+                      "transcribe every line.", None),
+] + TEXT_ERRORS  # the sentences of the text reader it reads its files with ({file}, {line}: theirs)
+errors = refusals(ERRORS)
 
 
 def error_values(items):
     manuscript = items["manuscripts"][0]
-    return {"file": manuscript["name"] + ".tsv", "manuscript": manuscript["name"], "line": manuscript["lines"][0],
-            "count": len(manuscript["lines"]), "hint": ""}
+    return {"file": manuscript["name"] + ".tsv", "manuscript": manuscript["name"], "line_id": manuscript["lines"][0],
+            "count": len(manuscript["lines"]), "absent": 1, "line": 2, "hint": ""}
