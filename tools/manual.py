@@ -26,6 +26,9 @@ COMMON_ERRORS = [
                                            "and folders only."),
     ("a hard link to the reference data", "The submission's {link} is a hard link to a file of the reference data; "
                                           "submit your own result files."),
+    ("a hard link to a file outside the submission", "The submission's {link} is a hard link to a file outside the "
+                                                     "submission (3 names, 1 of them in the submission); submit your "
+                                                     "own result files, each a file of its own."),
     ("folders nested too deep", "The submission nests folders more than 64 levels deep (a/a/a/a/a...); zip the "
                                 "result files at the top level or in the folders the phase expects."),
     ("a folder that cannot be listed", "The submission's folder {folder} cannot be listed (Permission denied)."),
