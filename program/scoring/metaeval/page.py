@@ -67,21 +67,22 @@ def ranking_rows(analyses):
     rows = []
     for a in analyses:
         g = a.gt_free
-        methods = list(a.methods.values())[1:] if a.ground_truth else []
+        methods = list(a.methods.methods.values())[1:] if a.ground_truth else []
         for s, name in enumerate(a.names):
             row = [a.label, name]
             if a.ground_truth:
-                low, high = a.intervals[a.primary]
+                c, m = a.confidence, a.methods
+                low, high = c.intervals[a.primary]
                 row += [int(a.rank[s]), a.primary, _csv_number(a.values[a.primary][s]), _csv_number(low[s]),
-                        _csv_number(high[s]), "%g" % a.rank_median[s], int(a.rank_interval[0][s]),
-                        int(a.rank_interval[1][s])] + [int(m[s]) for m in methods] + [a.groups[s],
-                                                                                      int(s in a.winners)]
+                        _csv_number(high[s]), "%g" % c.rank_median[s], int(c.rank_interval[0][s]),
+                        int(c.rank_interval[1][s])] + [int(r[s]) for r in methods] + [m.groups[s],
+                                                                                      int(s in m.winners)]
             else:
                 row += [""] * 16
             if g is not None:
-                rank = g["reference_rank"][s]
-                row += [_csv_number(g["metrics"]["f_measure"][s]), int(g["f_rank"][s]),
-                        "" if s == g["reference_index"] else int(g["rank_values"][s]),
+                rank = g.reference_rank[s]
+                row += [_csv_number(g.metrics["f_measure"][s]), int(g.f_rank[s]),
+                        "" if s == g.reference_index else int(g.rank_values[s]),
                         "" if not np.isfinite(rank) else int(rank)]
             else:
                 row += [""] * 4
@@ -102,7 +103,7 @@ def pairs_csv(analyses):
     for a in analyses:
         if not a.ground_truth:
             continue
-        for key, tests in a.tests.items():
+        for key, tests in a.significance.tests.items():
             columns = [_csv_numbers(v) for v in (tests.difference, tests.low, tests.high, -tests.difference,
                                                  -tests.high, -tests.low, tests.p, tests.p_adjusted)]
             for (i, j), d, low, high, back, back_low, back_high, p, q in zip(tests.pairs.tolist(), *columns):
@@ -119,8 +120,8 @@ def ranks_csv(analyses):
         if not a.ground_truth:
             continue
         for s, name in enumerate(a.names):
-            for r in np.flatnonzero(a.rank_frequency[s] > 0):
-                rows.append([a.label, a.primary, name, int(r + 1), _csv_number(a.rank_frequency[s][r])])
+            for r in np.flatnonzero(a.confidence.rank_frequency[s] > 0):
+                rows.append([a.label, a.primary, name, int(r + 1), _csv_number(a.confidence.rank_frequency[s][r])])
     return csv_text(["track", "score", "submission", "rank", "share"], rows)
 
 
@@ -210,6 +211,12 @@ def _interval(value, low, high):
     return "%.4f [%.4f, %.4f]" % (value, low, high)
 
 
+def _rank_interval(a, s):
+    """Submission s's median bootstrap rank and its 95% interval."""
+    c = a.confidence
+    return "%s [%d, %d]" % (shown_rank(c.rank_median[s]), c.rank_interval[0][s], c.rank_interval[1][s])
+
+
 def _order(a):
     return np.argsort(a.rank, kind="mergesort")
 
@@ -224,14 +231,14 @@ def at_a_glance(analyses):
             continue
         leaders = [s for s in _order(a) if a.rank[s] == 1]
         leader = int(leaders[0])
-        low, high = a.intervals[a.primary]
-        beaten = int(a.tests[a.primary].better()[leader].sum())
+        low, high = a.confidence.intervals[a.primary]
+        beaten = int(a.significance.tests[a.primary].better()[leader].sum())
         items.append('<li><strong>%s</strong>: leader %s, <span data-primary="%s">%s %s</span> (%s); '
                      'significantly ahead of %d of %d others; could win: %d submission%s</li>' % (
                          html.escape(a.label), html.escape(" and ".join(a.names[s] for s in leaders)),
                          html.escape(a.primary), html.escape(a.primary),
                          _interval(a.values[a.primary][leader], low[leader], high[leader]), direction(a), beaten,
-                         len(a.names) - 1, len(a.winners), "" if len(a.winners) == 1 else "s"))
+                         len(a.names) - 1, len(a.methods.winners), "" if len(a.methods.winners) == 1 else "s"))
     return '<ul class="glance">%s</ul>' % "".join(items)
 
 
@@ -245,13 +252,13 @@ def summary(doc, analyses):
             doc.raw("</div>")
             continue
         order = _order(a)
-        low, high = a.intervals[a.primary]
+        low, high = a.confidence.intervals[a.primary]
         rows = [[int(a.rank[s]), a.names[s], _interval(a.values[a.primary][s], low[s], high[s]),
-                 "%s [%d, %d]" % (shown_rank(a.rank_median[s]), a.rank_interval[0][s], a.rank_interval[1][s]),
-                 a.groups[s], "yes" if s in a.winners else "no"] for s in order]
+                 _rank_interval(a, s),
+                 a.methods.groups[s], "yes" if s in a.methods.winners else "no"] for s in order]
         doc.table(["rank", "submission", "%s [95%%] (%s)" % (a.primary, direction(a)), "bootstrap rank [95%]",
                    "group", "could win"], rows, "Every submission, by rank")
-        tests = a.tests[a.primary]
+        tests = a.significance.tests[a.primary]
         better = tests.better()
         significant = int(np.count_nonzero(tests.p_adjusted < analysis.ALPHA))
         leader = int(order[0])
@@ -259,9 +266,9 @@ def summary(doc, analyses):
                       "The leader %s is significantly better than %d of the %d others; %.1f%% of the bootstrap "
                       "resamples rank it first. Could be the winner (no leader is significantly better): %s." % (
                           significant, len(tests.pairs), a.primary, tests.test, a.names[leader],
-                          int(better[leader].sum()), len(a.names) - 1, 100 * a.rank_frequency[leader][0],
-                          ", ".join(a.names[s] for s in a.winners)))
-        stable = "; ".join("%s: %s" % (name, shown(tau, 3)) for name, tau, _ in a.stability)
+                          int(better[leader].sum()), len(a.names) - 1, 100 * a.confidence.rank_frequency[leader][0],
+                          ", ".join(a.names[s] for s in a.methods.winners)))
+        stable = "; ".join("%s: %s" % (name, shown(tau, 3)) for name, tau, _ in a.methods.agreement)
         doc.paragraph("Kendall's tau-b of each other ranking method with the leaderboard (1 = the same order): "
                       "%s." % stable)
         if tests.disagreements:
@@ -313,21 +320,22 @@ def _confidence(doc, a, anchor, name):
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
         "score's range. Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
-            a.resamples, a.seed, a.unit, "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.widening[k], a.df[k])
-                                                   for k in a.ranked)))
-    if a.small_strata:
+            a.confidence.resamples, a.confidence.seed, a.unit,
+            "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.confidence.widening[k], a.confidence.df[k])
+                      for k in a.ranked)))
+    if a.confidence.small_strata:
         doc.paragraph("Small strata (fewer than 10 %ss): %s; their intervals rest on few items." % (
-            a.unit, ", ".join("%s (%d)" % s for s in a.small_strata)))
+            a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))
     rows = []
     for s in order:
         row = [int(a.rank[s]), a.names[s]]
         for key in a.ranked:
-            low, high = a.intervals[key]
+            low, high = a.confidence.intervals[key]
             row.append(_interval(a.values[key][s], low[s], high[s]))
         rows.append(row)
     doc.table(["rank", "submission"] + ["%s (%s)" % (k, direction(a, k)) for k in a.ranked], rows,
               "Ranked by %s" % a.primary)
-    low, high = a.intervals[a.primary]
+    low, high = a.confidence.intervals[a.primary]
     labels = ["%d. %s" % (a.rank[s], a.names[s]) for s in order]
     x_range = _range(a, a.primary, np.concatenate([low, high]))
     doc.figure(charts.forest(labels, a.values[a.primary][order], low[order], high[order],
@@ -343,14 +351,16 @@ def _uncertainty(doc, a, anchor, name):
     doc.heading(3, "How certain is the ranking", anchor + "-uncertainty")
     order = _order(a)
     names = [a.names[s] for s in order]
-    doc.figure(charts.blob(names, a.rank_frequency[order], a.rank_median[order], a.rank_interval[0][order],
-                           a.rank_interval[1][order], "Bootstrap rank distributions of %s" % a.primary,
+    c = a.confidence
+    doc.figure(charts.blob(names, c.rank_frequency[order], c.rank_median[order], c.rank_interval[0][order],
+                           c.rank_interval[1][order], "Bootstrap rank distributions of %s" % a.primary,
                            "Per submission, the share of bootstrap resamples giving each rank."),
                "Blob plot (challengeR's stability plot): a disc's area is the share of resamples giving that "
                "rank; black dot: median rank; line: 95% interval of the rank.", name + "-ranks")
     doc.reading("A submission whose discs spread over several ranks could have landed elsewhere on another "
                 "test set; one large disc means its place is stable.")
-    groups = [("leaderboard", a.tau["leaderboard"])] + [(t, v) for t, v in a.tau.items() if t != "leaderboard"]
+    tau = a.stability.tau
+    groups = [("leaderboard", tau["leaderboard"])] + [(t, v) for t, v in tau.items() if t != "leaderboard"]
     doc.figure(charts.violin(groups[:TASK_CHART_LIMIT + 1], "Kendall's tau with each bootstrap ranking",
                              "Kendall's tau-b"),
                "Violin plot (challengeR's violin): per ranking (the leaderboard, then each stratum's), the "
@@ -368,8 +378,8 @@ def _strata(doc, a, anchor, name):
         return
     doc.heading(3, "Per stratum", anchor + "-strata")
     order = _order(a)
-    statistic_values = a.stratum_values
-    ranks = a.stratum_ranks
+    statistic_values = a.stability.stratum_values
+    ranks = a.stability.stratum_ranks
     rows = [[a.names[s]] + ["%.4f (%d)" % (statistic_values[s, h], ranks[s, h]) for h in range(len(a.strata))]
             for s in order]
     doc.table(["submission"] + list(a.strata), rows, "%s of each stratum (rank in the stratum)" % a.primary)
@@ -379,9 +389,9 @@ def _strata(doc, a, anchor, name):
                "stratum.", name + "-podium")
     doc.reading("Lines that cross show strata where the order differs from the leaderboard's: a submission "
                 "strong on some strata and weak on others.")
-    if a.task_bootstrap:
-        doc.figure(charts.blob([a.names[s] for s in order], a.stratum_rank_share[order],
-                               np.median(a.stratum_ranks, axis=1)[order], None, None,
+    if a.stability.task_bootstrap:
+        doc.figure(charts.blob([a.names[s] for s in order], a.stability.stratum_rank_share[order],
+                               np.median(a.stability.stratum_ranks, axis=1)[order], None, None,
                                "Ranks across strata", "Per submission, the share of strata giving each rank.",
                                what="strata"),
                    "Stability across strata (challengeR's blob plot across tasks): a disc's area is the share of "
@@ -389,7 +399,7 @@ def _strata(doc, a, anchor, name):
                    name + "-across-strata")
         doc.reading("Submissions with one disc rank the same on every stratum; spread discs mean the ranking "
                     "depends on which strata the test set holds.")
-        for h, (stratum, found) in enumerate(list(a.task_bootstrap.items())[:TASK_CHART_LIMIT]):
+        for h, (stratum, found) in enumerate(list(a.stability.task_bootstrap.items())[:TASK_CHART_LIMIT]):
             task_order = np.argsort(found["rank"], kind="mergesort")
             doc.figure(charts.blob([a.names[s] for s in task_order], found["frequency"][task_order],
                                    found["median"][task_order], found["interval"][0][task_order],
@@ -421,7 +431,7 @@ def _cases(doc, a, anchor, name):
             a.primary, direction(a)), y_range),
             "Dot and box plot (challengeR's boxplot) of task %s: every case's value, and the quartiles." % task,
             "%s-cases-%d" % (name, t))
-        ranks = a.case_ranks[t]
+        ranks = a.methods.case_ranks[t]
         counts = np.stack([np.bincount(ranks[s], minlength=len(a.names) + 2)[1:len(a.names) + 1]
                            for s in order])
         doc.figure(charts.heatmap(names, counts, "Ranks per case: %s" % task,
@@ -438,7 +448,7 @@ def _cases(doc, a, anchor, name):
 def _missing(doc, a):
     cases = a.cases
     counted = cases.missing.sum(axis=1)
-    if not cases.missing.any() and not any(a.missing_items):
+    if not cases.missing.any() and not any(a.leaderboard.missing_items):
         doc.paragraph("Missing cases: none (every submission gave every case).")
         return
     treatment = {"track": "kept at the value the track scored them with (the leaderboard's rule; challengeR's "
@@ -447,8 +457,8 @@ def _missing(doc, a):
                  "worst": "replaced by %s, the worst value of the score (challengeR's na.treat = %s)" % (
                      shown(cases.replaced), shown(cases.replaced))}.get(
         cases.treatment, "replaced by %s (challengeR's na.treat = %s)" % (cases.treatment, cases.treatment))
-    rows = [[a.names[s], int(a.missing_items[s]), int(counted[s])] for s in range(len(a.names))
-            if a.missing_items[s] or counted[s]]
+    rows = [[a.names[s], int(a.leaderboard.missing_items[s]), int(counted[s])] for s in range(len(a.names))
+            if a.leaderboard.missing_items[s] or counted[s]]
     doc.table(["submission", "%ss not given" % a.unit, "missing cases"], rows, "Missing cases")
     doc.paragraph("Items a submission did not give are scored by the track's own rule on the leaderboard, in "
                   "the intervals and in the tests; in the per-case analysis below (challengeR's methods, dot "
@@ -458,15 +468,16 @@ def _missing(doc, a):
 def _methods(doc, a, anchor, name):
     doc.heading(3, "Ranking methods (challengeR) and stability", anchor + "-methods")
     order = _order(a)
-    methods = list(a.methods.items())
+    methods = list(a.methods.methods.items())
     doc.table(["method", "what it ranks by", "challengeR"],
               [[method, text, _challenger(method)] for method, text in analysis.METHODS.items()],
               "The methods, and the challengeR 1.0.5 function each reproduces", wrap=True)
     doc.table(["submission"] + [method for method, _ in methods] + ["P(rank 1)"],
-              [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.rank_frequency[s][0])]
+              [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.confidence.rank_frequency[s][0])]
                for s in order], "Ranks of %s by each method (ties share the best rank); P(rank 1) over the "
                                 "bootstrap resamples" % a.primary)
-    positions, cost, optimal, exact = a.kemeny
+    kemeny = a.methods.kemeny
+    cost, optimal, exact = kemeny.cost, kemeny.optimal, kemeny.exact
     doc.paragraph("Kemeny consensus of the mean-then-rank task rankings: %s (summed symmetric-difference "
                   "distance %d)." % (
                       ("exact, one of %d optimal orders, ties among them broken by the leaderboard" % optimal
@@ -474,7 +485,7 @@ def _methods(doc, a, anchor, name):
                       "not exact beyond %d submissions: a local optimum reached from the leaderboard's order"
                       % challenger.KEMENY_EXACT, cost))
     doc.table(["method", "Kendall tau-b with the leaderboard", "rank distance"],
-              [[method, shown(tau, 3), "%g" % distance] for method, tau, distance in a.stability],
+              [[method, shown(tau, 3), "%g" % distance] for method, tau, distance in a.methods.agreement],
               "Rank distance: pairwise tie-aware (a pair ordered oppositely costs 1, a pair tied in one ranking "
               "only 0.5)")
     doc.reading("Where the methods agree (tau near 1), the winner does not depend on how the cases are "
@@ -503,11 +514,11 @@ def _significance(doc, a, anchor, name):
         "%.5f); a pattern whose statistic equals the observed one counts, decided exactly. Multiplicity: %s over "
         "the pairs of each score, on the same patterns. Interval: paired bootstrap of the difference; effect: "
         "difference / its bootstrap SD; P(A better): share of resamples where A is strictly better." % (
-            a.unit, a.permutations, 1.0 / (a.permutations + 1),
-            "Westfall and Young's max-T step-down" if a.adjustment == "maxT" else "Holm's step-down"))
+            a.unit, a.significance.permutations, 1.0 / (a.significance.permutations + 1),
+            "Westfall and Young's max-T step-down" if a.significance.adjustment == "maxT" else "Holm's step-down"))
     order = _order(a)
     rank = dict((s, r) for r, s in enumerate(order))
-    for number, (key, tests) in enumerate(a.tests.items()):
+    for number, (key, tests) in enumerate(a.significance.tests.items()):
         better = tests.better()
         doc.figure(charts.significance_map([a.names[s] for s in order], better[np.ix_(order, order)],
                                            "Significance map: %s" % key),
@@ -544,10 +555,10 @@ def _significance(doc, a, anchor, name):
             doc.paragraph("The raw test and the 95%% interval of the difference agree on every pair of %s." % key)
     doc.reading("A green cell is a difference the test set supports after accounting for the number of pairs "
                 "compared; white cells are pairs whose order could flip on another test set.")
-    m = getattr(a, "mcnemar", None)
+    m = a.mcnemar
     if m is not None:
         rows = [[a.names[i], a.names[j], int(b), int(c), shown_p(p), shown_p(q)]
-                for (i, j), b, c, p, q in zip(m["pairs"].tolist(), m["b"], m["c"], m["p"], m["p_holm"])]
+                for (i, j), b, c, p, q in zip(m.pairs.tolist(), m.b, m.c, m.p, m.p_holm)]
         if len(a.names) > PAIR_TABLE_LIMIT:
             rows = rows[:len(a.names) - 1]
         doc.table(["A", "B", "b (A right, B wrong)", "c (A wrong, B right)", "p", "Holm p"], rows,
@@ -576,20 +587,20 @@ def _protocols(doc, a, anchor):
 def _gt_free(doc, a, anchor):
     g = a.gt_free
     doc.heading(3, "Without ground truth", anchor + "-gtfree")
-    reference = g["reference"]
+    reference = g.reference
     text = ("Fedorchuk and Lamiroy (ICAPR 2017): the consensus P(d) is the share of submissions deciding "
             "positive on item d; pseudo-metrics compare each submission to it (NRM: lower is better). "
             "Reference-classifier McNemar test (reference: %s), per %s; ranking protocol: every pair with "
             "p < 0.05 adds one to the rank value of the submission that agrees more with the reference." % (
-                reference, g["unit"]))
-    if g["reference_index"] is None:
+                reference, g.unit))
+    if g.reference_index is None:
         text += (" The majority vote includes the two submissions compared: with %d submissions each holds 1/%d "
                  "of the vote, so the reference leans towards both and the test is not independent of the pair."
                  % (len(a.names), len(a.names)))
     else:
         text += " The reference submission is not ranked by the protocol (it would agree with itself everywhere)."
     doc.paragraph(text)
-    accuracy = g.get("reference_accuracy")
+    accuracy = g.reference_accuracy
     if accuracy is not None:
         doc.paragraph("The reference's own accuracy against the ground truth: %.4f (balanced %.4f); the paper "
                       "assumes a reference better than random (above 0.5): %s." % (
@@ -598,18 +609,18 @@ def _gt_free(doc, a, anchor):
     names = ["precision", "recall", "f_measure", "nrm", "ncc", "psnr"]
     rows = []
     for s in range(len(a.names)):
-        own = s == g["reference_index"]
-        rows.append([a.names[s]] + [float(g["metrics"][m][s]) for m in names]
-                    + [int(g["f_rank"][s]), "reference" if own else int(g["rank_values"][s]),
-                       "reference" if own else int(g["reference_rank"][s])])
+        own = s == g.reference_index
+        rows.append([a.names[s]] + [float(g.metrics[m][s]) for m in names]
+                    + [int(g.f_rank[s]), "reference" if own else int(g.rank_values[s]),
+                       "reference" if own else int(g.reference_rank[s])])
     doc.table(["submission"] + names + ["rank by pseudo F", "reference rank value", "rank by reference protocol"],
               rows)
-    if "agreement" in g:
+    if g.agreement is not None:
         pairs = len(a.names) * (len(a.names) - 1) // 2
         doc.table(["ground-truth-free ranking", "ground-truth score", "rank distance", "tau-b"],
-                  [[n, k, "%g" % d, shown(t, 3)] for n, k, d, t in g["agreement"]],
+                  [[n, k, "%g" % d, shown(t, 3)] for n, k, d, t in g.agreement],
                   "Agreement with the ranking by the ground-truth score")
-        doc.reading(agreement_sentence(a, g["agreement"], pairs))
+        doc.reading(agreement_sentence(a, g.agreement, pairs))
     else:
         doc.reading("Without ground truth these rankings say which submissions agree with the others; they "
                     "rank a submission well for agreeing, not for being right.")
@@ -658,16 +669,16 @@ def latex(text):
 def latex_ranking(a):
     """The final ranking with the 95% interval of the score and of the rank, the
     significance groups and whether a submission could win (booktabs)."""
-    low, high = a.intervals[a.primary]
+    low, high = a.confidence.intervals[a.primary]
     lines = ["% compare.py: the ranking of track " + latex(a.label) + " by " + latex(a.primary) +
              " (" + direction(a) + "); needs \\usepackage{booktabs}",
              "\\begin{tabular}{rlrrlll}", "\\toprule",
              "Rank & Submission & %s & 95\\%% interval & Bootstrap rank [95\\%%] & Group & Could win \\\\"
              % latex(a.primary), "\\midrule"]
     for s in _order(a):
-        lines.append("%d & %s & %.4f & [%.4f, %.4f] & %s [%d, %d] & %s & %s \\\\" % (
-            a.rank[s], latex(a.names[s]), a.values[a.primary][s], low[s], high[s], shown_rank(a.rank_median[s]),
-            a.rank_interval[0][s], a.rank_interval[1][s], latex(a.groups[s]), "yes" if s in a.winners else "no"))
+        lines.append("%d & %s & %.4f & [%.4f, %.4f] & %s & %s & %s \\\\" % (
+            a.rank[s], latex(a.names[s]), a.values[a.primary][s], low[s], high[s], _rank_interval(a, s),
+            latex(a.methods.groups[s]), "yes" if s in a.methods.winners else "no"))
     lines += ["\\bottomrule", "\\end{tabular}", ""]
     return "\n".join(lines)
 
@@ -681,7 +692,8 @@ def latex_strata(a):
              "Submission & %s \\\\" % " & ".join(latex(s) for s in a.strata), "\\midrule"]
     for s in _order(a):
         lines.append("%s & %s \\\\" % (latex(a.names[s]), " & ".join(
-            "%.4f (%d)" % (a.stratum_values[s, h], a.stratum_ranks[s, h]) for h in range(len(a.strata)))))
+            "%.4f (%d)" % (a.stability.stratum_values[s, h], a.stability.stratum_ranks[s, h])
+            for h in range(len(a.strata)))))
     lines += ["\\bottomrule", "\\end{tabular}", ""]
     return "\n".join(lines)
 
@@ -715,10 +727,10 @@ def closing_note(analyses):
     lines = []
     for a in analyses:
         g = a.gt_free
-        if g is None or "agreement" not in g:
+        if g is None or g.agreement is None:
             continue
         pairs = len(a.names) * (len(a.names) - 1) // 2
-        lines.append("Track %s: %s" % (a.label, agreement_sentence(a, g["agreement"], pairs)))
+        lines.append("Track %s: %s" % (a.label, agreement_sentence(a, g.agreement, pairs)))
     if not lines:
         lines.append("No ground-truth-free ranking could be compared with a ground-truth ranking.")
     return lines
