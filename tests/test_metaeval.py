@@ -299,3 +299,25 @@ def test_resampled_scores_equal_rescoring_the_drawn_items():
             drawn = np.repeat(np.arange(start, end), w[row].astype(int))
             means.append(x[drawn].mean())
         assert values[row] == pytest.approx(np.mean(means))
+
+
+def test_the_report_gives_kemenys_tau_over_every_optimal_order():
+    """Two strata that order A and B oppositely and C between them: every one of the 6
+    orders is an optimal Kemeny consensus (each pair is ordered one way by one task and the
+    other way by the other), so the report gives the range of tau-b over all 6, computed
+    here over the permutations, and does not give the tie-broken order's tau alone."""
+    from scoring.metaeval import page
+    from scoring.metrics.agreement import kendall_tau_b
+
+    counts = {"A": (10, 3), "B": (3, 9), "C": (6, 6)}
+    views = [classification_view([np.arange(10) < k for k in counts[name]]) for name in "ABC"]
+    a = analysis.analyse("t", list("ABC"), views, options(resamples=50))
+    assert a.rank.tolist() == [1, 2, 2]
+    taus = [kendall_tau_b(-a.rank, -np.array(p)) for p in itertools.permutations([1, 2, 3])]
+    kemeny = a.methods.kemeny
+    assert kemeny.exact and kemeny.optimal == 6
+    assert kemeny.tau_range == (pytest.approx(min(taus)), pytest.approx(max(taus)))
+    report, _ = page.report_html([a], [])
+    text = "Kemeny (mean-then-rank): from %.3f to %.3f over its 6 optimal orders" % (min(taus), max(taus))
+    assert text in report
+    assert "Kemeny (mean-then-rank): %.3f;" % kemeny.tau not in report

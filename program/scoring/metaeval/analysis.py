@@ -6,6 +6,7 @@ which columns are decisions and truth. Every comparison of scores is exact (exac
 """
 
 import hashlib
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -130,11 +131,16 @@ class Significance:
 
 @_record
 class Kemeny:
-    """The Kemeny consensus of the mean-then-rank task rankings."""
+    """The Kemeny consensus of the mean-then-rank task rankings, and its Kendall tau-b with
+    the leaderboard: of the order shown (ties among optimal orders broken by the
+    leaderboard, which pulls it towards the leaderboard) and the least and most over
+    every optimal order (None when the search is not exact)."""
     positions: np.ndarray  # 1..K
     cost: int  # the summed symmetric-difference distance
     optimal: Optional[int]  # how many orders are optimal (None: a local optimum)
     exact: bool
+    tau: Optional[float]
+    tau_range: Optional[tuple]
 
 
 @_record
@@ -552,9 +558,10 @@ def _methods(track, board, cases, significance):
     for name, per_task in task_rankings.items():
         euclid, means = challenger.euclidean_consensus([r for r, _ in per_task])
         consensus[name] = {"euclidean": euclid, "mean_rank": means}
-    positions, cost, optimal, is_exact = challenger.kemeny_consensus(
-        [r for r, _ in task_rankings["mean-then-rank"]], preference)
-    kemeny = Kemeny(positions, cost, optimal, is_exact)
+    positions, cost, optimal, is_exact, concordance = challenger.kemeny_consensus(
+        [r for r, _ in task_rankings["mean-then-rank"]], preference, -rank)
+    kemeny = Kemeny(positions, cost, optimal, is_exact, agreement.kendall_tau_b(-rank, -positions),
+                    _tau_range(rank, concordance))
     better = significance.tests[track.primary].better()
     wins = better.sum(axis=1)
     methods = OrderedDict([("leaderboard", rank)])
@@ -569,6 +576,21 @@ def _methods(track, board, cases, significance):
     winners = [s for s in range(len(track.names)) if not better[leaders, s].any()]
     return Methods(task_rankings, case_ranks, consensus, kemeny, wins, methods, with_leaderboard, winners,
                    significance_groups(better, np.argsort(rank, kind="mergesort")))
+
+
+def _tau_range(rank, concordance):
+    """Kendall's tau-b with the ranking `rank` of the linear orders whose concordant less
+    discordant pairs are concordance = (least, most): (C - D) / sqrt((n0 - n1) n0), a
+    linear order tying no pair (None without concordance or when the ranking is all ties)."""
+    if concordance is None:
+        return None
+    count = len(rank)
+    pairs = count * (count - 1) // 2
+    tied = (int(np.sum(rank[:, None] == rank[None, :])) - count) // 2
+    if pairs - tied == 0:
+        return None
+    denominator = math.sqrt(float(pairs - tied) * pairs)
+    return concordance[0] / denominator, concordance[1] / denominator
 
 
 METHODS = OrderedDict([

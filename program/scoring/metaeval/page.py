@@ -268,7 +268,11 @@ def summary(doc, analyses):
                           significant, len(tests.pairs), a.primary, tests.test, a.names[leader],
                           int(better[leader].sum()), len(a.names) - 1, 100 * a.confidence.rank_frequency[leader][0],
                           ", ".join(a.names[s] for s in a.methods.winners)))
-        stable = "; ".join("%s: %s" % (name, shown(tau, 3)) for name, tau, _ in a.methods.agreement)
+        kemeny = a.methods.kemeny
+        stable = "; ".join("%s: %s" % (name, _tau_range_text(kemeny.tau_range) + " over its %d optimal orders"
+                                       % kemeny.optimal if name.startswith("Kemeny") and kemeny.exact
+                                       and kemeny.optimal > 1 else shown(tau, 3))
+                           for name, tau, _ in a.methods.agreement)
         doc.paragraph("Kendall's tau-b of each other ranking method with the leaderboard (1 = the same order): "
                       "%s." % stable)
         if tests.disagreements:
@@ -477,19 +481,39 @@ def _methods(doc, a, anchor, name):
                for s in order], "Ranks of %s by each method (ties share the best rank); P(rank 1) over the "
                                 "bootstrap resamples" % a.primary)
     kemeny = a.methods.kemeny
-    cost, optimal, exact = kemeny.cost, kemeny.optimal, kemeny.exact
+    if not kemeny.exact:
+        how = ("not exact beyond %d submissions: a local optimum reached from the leaderboard's order, whose tau "
+               "with the leaderboard leans towards it" % challenger.KEMENY_EXACT)
+    elif kemeny.optimal > 1:
+        how = ("exact, one of %d equally optimal orders, the one closest to the leaderboard where they differ "
+               "(the tie-break); over all %d, Kendall's tau-b with the leaderboard ranges %s, and the one shown "
+               "has %s, which measures the tie-break as much as the agreement" % (
+                   kemeny.optimal, kemeny.optimal, _tau_range_text(kemeny.tau_range), shown(kemeny.tau, 3)))
+    else:
+        how = "exact, the only optimal order"
     doc.paragraph("Kemeny consensus of the mean-then-rank task rankings: %s (summed symmetric-difference "
-                  "distance %d)." % (
-                      ("exact, one of %d optimal orders, ties among them broken by the leaderboard" % optimal
-                       if optimal > 1 else "exact, the only optimal order") if exact else
-                      "not exact beyond %d submissions: a local optimum reached from the leaderboard's order"
-                      % challenger.KEMENY_EXACT, cost))
+                  "distance %d)." % (how, kemeny.cost))
     doc.table(["method", "Kendall tau-b with the leaderboard", "rank distance"],
-              [[method, shown(tau, 3), "%g" % distance] for method, tau, distance in a.methods.agreement],
+              [[method, _method_tau(a, method, tau), "%g" % distance] for method, tau, distance in a.methods.agreement],
               "Rank distance: pairwise tie-aware (a pair ordered oppositely costs 1, a pair tied in one ranking "
-              "only 0.5)")
+              "only 0.5)%s" % ("; Kemeny: the order shown, and the range over its %d optimal orders"
+                               % kemeny.optimal if kemeny.exact and kemeny.optimal > 1 else ""))
     doc.reading("Where the methods agree (tau near 1), the winner does not depend on how the cases are "
                 "aggregated; a method that moves a submission far says its lead rests on the aggregation.")
+
+
+def _tau_range_text(tau_range):
+    return "from %s to %s" % (shown(tau_range[0], 3), shown(tau_range[1], 3)) if tau_range else "undefined"
+
+
+def _method_tau(a, method, tau):
+    """A method's tau-b with the leaderboard as shown; for a Kemeny consensus with several
+    optimal orders, the range over them beside the tau of the order shown."""
+    kemeny = a.methods.kemeny
+    if method.startswith("Kemeny") and kemeny.exact and kemeny.optimal > 1:
+        return "%s (%s over %d optimal orders)" % (shown(tau, 3), _tau_range_text(kemeny.tau_range),
+                                                    kemeny.optimal)
+    return shown(tau, 3)
 
 
 def _challenger(method):
