@@ -6,4 +6,5 @@ adapters.py     per track: a TrackResult's items -> per-item arrays (track-agnos
 bootstrap.py    stratified bootstrap of the leaderboard scores and ranks
 analysis.py     the statistics of one track over all submissions
 charts.py       the report's pictures; page.py: ranking.csv and report.html
+rexport.py      cases.csv and challenger.R (the cases in challengeR's format, the script)
 """

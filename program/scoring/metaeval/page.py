@@ -731,7 +731,9 @@ def report_html(analyses, closing):
     paper_files(doc, analyses)
     doc.heading(2, "For the paper", "paper")
     doc.paragraph("Beside this page: every chart as a standalone SVG file and the LaTeX tables (booktabs) of the "
-                  "final rankings and of the per-stratum results.")
+                  "final rankings and of the per-stratum results; cases.csv, every case's value in challengeR's long "
+                  "format (as a float and as the exact fraction compare.py ranks), and challenger.R, which ranks "
+                  "them with challengeR 1.0.5 and prints its ranks beside compare.py's (Rscript challenger.R).")
     doc.raw('<ul class="files">%s</ul>' % "".join('<li><a href="%s">%s</a></li>' % (html.escape(p), html.escape(p))
                                                   for p in sorted(doc.files)))
     doc.heading(2, "Closing note", "closing")
