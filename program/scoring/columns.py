@@ -19,9 +19,9 @@ class Metric(object):
         self.lower_is_better = bool(lower_is_better)
         self.bounds = tuple(bounds)
 
-    def score(self, statistic, stratum=None, ranked=False):
+    def score(self, statistic, stratum=None, ranked=False, given=None):
         """The view's Score of this metric (itemview.Score), with its direction and bounds."""
-        return Score(statistic, stratum, ranked, self.lower_is_better, self.bounds)
+        return Score(statistic, stratum, ranked, self.lower_is_better, self.bounds, given)
 
 
 class Column(object):

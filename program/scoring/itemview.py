@@ -81,14 +81,18 @@ class Score(object):
     `lower_is_better`: the score's direction (an error rate), declared once by the kind and
     followed by every leaderboard, ranking, test and chart. `bounds`: (low, high) of the
     values the score can take, either end None where it has none (an error rate can exceed
-    1); intervals are clipped to them."""
+    1); intervals are clipped to them. `given`: a submission column (1 per item) marking
+    the items whose input for this score the submission gave (the authentication track's
+    distances); a submission giving none scores the track's value for nothing, and
+    compare.py says it gave none instead of showing that value as measured."""
 
-    def __init__(self, statistic, stratum=None, ranked=False, lower_is_better=False, bounds=(0.0, 1.0)):
+    def __init__(self, statistic, stratum=None, ranked=False, lower_is_better=False, bounds=(0.0, 1.0), given=None):
         self.statistic = statistic
         self.stratum = stratum
         self.ranked = ranked
         self.lower_is_better = bool(lower_is_better)
         self.bounds = tuple(bounds)
+        self.given = given
 
     def oriented(self, values):
         """values turned so that higher is better (negated for a lower-is-better score)."""
@@ -96,14 +100,14 @@ class Score(object):
 
     def to_json(self):
         return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked,
-                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds)}
+                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds), "given": self.given}
 
     @classmethod
     def from_json(cls, data):
         """A score written by to_json; a view file of an earlier version has no direction
         or bounds (higher is better, in [0, 1])."""
         return cls(statistic_from_json(data["statistic"]), data["stratum"], data["ranked"],
-                   data.get("lower_is_better", False), tuple(data.get("bounds", (0.0, 1.0))))
+                   data.get("lower_is_better", False), tuple(data.get("bounds", (0.0, 1.0))), data.get("given"))
 
 
 class StrataItems(object):

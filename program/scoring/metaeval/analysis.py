@@ -102,6 +102,7 @@ class Leaderboard:
     keys: OrderedDict  # ranked score key -> (K,) exact order keys, oriented (larger is better)
     rank: np.ndarray  # (K,) competition rank by the primary score
     missing_items: list  # per submission, the items its view marks missing
+    given: OrderedDict  # ranked score key -> (K,) whether the submission gave the score's input (Score.given)
 
 
 @_record
@@ -188,7 +189,7 @@ class GroundTruthFree:
     f_rank: np.ndarray
     reference_rank: np.ndarray
     reference_accuracy: Optional[dict]
-    agreement: Optional[list]  # [(ranking, score, rank distance, tau-b)] with ground truth
+    agreement: Optional[list]  # [(ranking, score, rank distance, tau-b, chance_tau)] with ground truth
 
 
 @_record
@@ -265,8 +266,10 @@ def _leaderboard(track, views):
             values.setdefault(key, []).append(value)
     values = OrderedDict((k, np.array(v)) for k, v in values.items())
     keys = OrderedDict((k, leaderboard_keys(views, k, values[k])) for k in track.ranked)
+    given = OrderedDict((k, np.array([track.scores[k].given is None or bool(v.columns[track.scores[k].given].any())
+                                      for v in views])) for k in track.ranked)
     return Leaderboard(values, keys, bootstrap.competition_ranks(keys[track.primary])[0],
-                       case_values.missing_items(views))
+                       case_values.missing_items(views), given)
 
 
 # -- exact keys of scores -------------------------------------------------------------------
@@ -804,12 +807,29 @@ def _without_ground_truth(track, views, board, options, foregrounds):
         ranked = [s for s in range(len(names)) if s != reference]
         found = [
             ("pseudo F-measure", track.primary, agreement.rank_distance(truth, -f_rank),
-             agreement.kendall_tau_b(truth, -f_rank)),
+             agreement.kendall_tau_b(truth, -f_rank), chance_tau(truth, -f_rank)),
             ("reference-classifier protocol", track.primary, agreement.rank_distance(truth[ranked], values[ranked]),
-             agreement.kendall_tau_b(truth[ranked], values[ranked])),
+             agreement.kendall_tau_b(truth[ranked], values[ranked]), chance_tau(truth[ranked], values[ranked])),
         ]
     return GroundTruthFree(metrics, options.reference or "consensus majority vote", reference, unit, n_agree, pvalues,
                            values, f_rank, reference_rank, ref_truth, found)
+
+
+def chance_tau(truth, other, draws=1000, seed=0):
+    """The |tau-b| that 95 of 100 random orders stay within: Kendall's tau-b between
+    `truth` and `other` shuffled (each keeping its ties), over `draws` seeded shuffles,
+    the 95th percentile (order statistic) of its absolute value; None when fewer than
+    three submissions are ranked (no order to shuffle) or a ranking is all ties. A tau-b
+    within it says nothing about agreement."""
+    truth, other = np.asarray(truth), np.asarray(other)
+    if truth.shape[0] < 3:
+        return None
+    random = np.random.RandomState(seed)
+    found = [agreement.kendall_tau_b(truth, other[random.permutation(other.shape[0])]) for _ in range(draws)]
+    if any(tau is None for tau in found):
+        return None
+    found = sorted(abs(tau) for tau in found)
+    return found[int(math.ceil(0.95 * draws)) - 1]
 
 
 def _reference_accuracy(reference, truth):

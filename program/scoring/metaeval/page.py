@@ -19,13 +19,20 @@ TASK_CHART_LIMIT = 12  # per-task charts drawn for at most this many tasks (all 
 
 # -- numbers as shown -------------------------------------------------------------------
 
+def fixed(value, decimals=4, plus=False):
+    """value with `decimals` decimals (a sign always with `plus`); a value that rounds to
+    zero is 0, never -0."""
+    text = ("%+.*f" if plus else "%.*f") % (decimals, value)
+    return "%.*f" % (decimals, 0.0) if float(text) == 0 else text
+
+
 def shown(value, decimals=4):
     """Integers without decimals, p-values below 1e-4 as '< 0.0001', undefined as 'undefined'."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "undefined"
     if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer() and decimals == 0):
         return "%d" % value
-    return "%.*f" % (decimals, value)
+    return fixed(value, decimals)
 
 
 def shown_p(p):
@@ -42,12 +49,12 @@ def _csv_number(value):
         return ""
     if isinstance(value, (int, np.integer)):
         return "%d" % value
-    return "%.10g" % value
+    return "%.10g" % (value + 0.0)  # + 0.0: -0.0 is written 0
 
 
 def _csv_numbers(values):
     """_csv_number of each float of an array (one format per value, no type test)."""
-    return ["%.10g" % v if math.isfinite(v) else "" for v in np.asarray(values, dtype=np.float64).tolist()]
+    return ["%.10g" % v if math.isfinite(v) else "" for v in (np.asarray(values, dtype=np.float64) + 0.0).tolist()]
 
 
 def direction(a, key=None):
@@ -208,7 +215,7 @@ def _numeric_text(value):
 
 
 def _interval(value, low, high):
-    return "%.4f [%.4f, %.4f]" % (value, low, high)
+    return "%s [%s, %s]" % (fixed(value), fixed(low), fixed(high))
 
 
 def _rank_interval(a, s):
@@ -331,14 +338,22 @@ def _confidence(doc, a, anchor, name):
         doc.paragraph("Small strata (fewer than 10 %ss): %s; their intervals rest on few items." % (
             a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))
     rows = []
+    given = a.leaderboard.given
     for s in order:
         row = [int(a.rank[s]), a.names[s]]
         for key in a.ranked:
             low, high = a.confidence.intervals[key]
-            row.append(_interval(a.values[key][s], low[s], high[s]))
+            row.append(_interval(a.values[key][s], low[s], high[s]) if given[key][s] else
+                       "none given (%s on the leaderboard)" % fixed(a.values[key][s]))
         rows.append(row)
     doc.table(["rank", "submission"] + ["%s (%s)" % (k, direction(a, k)) for k in a.ranked], rows,
               "Ranked by %s" % a.primary)
+    for key in a.ranked:
+        for s in order:
+            if not given[key][s]:
+                doc.paragraph("%s gave none of the input of %s (the view's column %s is 0 on every %s): its "
+                              "leaderboard value %s is the track's value for nothing, not a measurement." % (
+                                  a.names[s], key, a.scores[key].given, a.unit, fixed(a.values[key][s])))
     low, high = a.confidence.intervals[a.primary]
     labels = ["%d. %s" % (a.rank[s], a.names[s]) for s in order]
     x_range = _range(a, a.primary, np.concatenate([low, high]))
@@ -371,10 +386,10 @@ def _uncertainty(doc, a, anchor, name):
                "distribution over the resamples of Kendall's tau-b between it and the ranking of the resample; "
                "bar: median.", name + "-tau")
     medians = [float(np.median(v)) for _, v in groups[1:] if len(v)]
-    spread = (", from %.3f to %.3f in the strata" % (min(medians), max(medians))) if medians else ""
-    doc.reading("Tau near 1 means resampling the test set keeps the order (median tau %.3f for the leaderboard%s); "
+    spread = (", from %s to %s in the strata" % (fixed(min(medians), 3), fixed(max(medians), 3))) if medians else ""
+    doc.reading("Tau near 1 means resampling the test set keeps the order (median tau %s for the leaderboard%s); "
                 "a low or widely spread tau means the order rests on the particular test items." % (
-                    float(np.median(groups[0][1])) if len(groups[0][1]) else float("nan"), spread))
+                    shown(float(np.median(groups[0][1])) if len(groups[0][1]) else float("nan"), 3), spread))
 
 
 def _strata(doc, a, anchor, name):
@@ -384,7 +399,7 @@ def _strata(doc, a, anchor, name):
     order = _order(a)
     statistic_values = a.stability.stratum_values
     ranks = a.stability.stratum_ranks
-    rows = [[a.names[s]] + ["%.4f (%d)" % (statistic_values[s, h], ranks[s, h]) for h in range(len(a.strata))]
+    rows = [[a.names[s]] + ["%s (%d)" % (fixed(statistic_values[s, h]), ranks[s, h]) for h in range(len(a.strata))]
             for s in order]
     doc.table(["submission"] + list(a.strata), rows, "%s of each stratum (rank in the stratum)" % a.primary)
     doc.figure(charts.podium(a.names, order, statistic_values, a.strata, "%s (%s)" % (a.primary, direction(a)),
@@ -428,13 +443,21 @@ def _cases(doc, a, anchor, name):
     order = _order(a)
     names = [a.names[s] for s in order]
     y_range = _range(a, a.primary, cases.values)
+    given = cases.values[np.isfinite(cases.values)]
+    binary = given.size > 0 and bool(np.all((given == 0) | (given == 1)))
+    if binary:
+        doc.paragraph("Every case's value is 0 or 1 (a %s right or wrong): a dot and box plot of them would show "
+                      "two dots and an empty box, so none is drawn; the share of 1s of a submission in a task is "
+                      "its %s there (%s)." % (unit, a.primary, "the Per stratum table" if len(a.strata) > 1 else
+                                              "the score above"))
     for t, task in enumerate(cases.tasks[:TASK_CHART_LIMIT]):
         columns = cases.of_task(t)
         rows = [cases.values[s, columns] for s in order]
-        doc.figure(charts.dot_box(names, rows, "%s per case: %s" % (a.primary, task), "%s (%s)" % (
-            a.primary, direction(a)), y_range),
-            "Dot and box plot (challengeR's boxplot) of task %s: every case's value, and the quartiles." % task,
-            "%s-cases-%d" % (name, t))
+        if not binary:
+            doc.figure(charts.dot_box(names, rows, "%s per case: %s" % (a.primary, task), "%s (%s)" % (
+                a.primary, direction(a)), y_range),
+                "Dot and box plot (challengeR's boxplot) of task %s: every case's value, and the quartiles." % task,
+                "%s-cases-%d" % (name, t))
         ranks = a.methods.case_ranks[t]
         counts = np.stack([np.bincount(ranks[s], minlength=len(a.names) + 2)[1:len(a.names) + 1]
                            for s in order])
@@ -444,9 +467,9 @@ def _cases(doc, a, anchor, name):
                    "the rank on a case; darker cells, more cases." % task, "%s-heatmap-%d" % (name, t))
     if len(cases.tasks) > TASK_CHART_LIMIT:
         doc.paragraph("Charts drawn for the first %d of %d tasks." % (TASK_CHART_LIMIT, len(cases.tasks)))
-    doc.reading("A submission whose dots sit high with a short box is good on most cases; a dark diagonal in the "
-                "heatmap means the cases agree with the final order, dark cells off it mean many cases order "
-                "the submissions otherwise.")
+    doc.reading(("" if binary else "A submission whose dots sit high with a short box is good on most cases; a ")
+                + ("A" if binary else "") + " dark diagonal in the heatmap means the cases agree with the final "
+                "order, dark cells off it mean many cases order the submissions otherwise.")
 
 
 def _missing(doc, a):
@@ -561,8 +584,9 @@ def _significance(doc, a, anchor, name):
             if rank[i] > rank[j]:
                 i, j, sign = j, i, -1
             low, high = sorted((sign * tests.low[k], sign * tests.high[k]))
-            rows.append([a.names[i], a.names[j], "%+.4f [%+.4f, %+.4f]" % (sign * tests.difference[k], low, high),
-                         "%+.2f" % (sign * tests.effect[k]),
+            rows.append([a.names[i], a.names[j], "%s [%s, %s]" % (fixed(sign * tests.difference[k], plus=True),
+                                                                  fixed(low, plus=True), fixed(high, plus=True)),
+                         fixed(sign * tests.effect[k], 2, plus=True),
                          "%.1f%%" % (100 * (tests.p_better[k] if sign > 0 else tests.p_worse[k])),
                          shown_p(tests.p[k]), shown_p(tests.p_adjusted[k]),
                          "yes" if tests.p_adjusted[k] < analysis.ALPHA else "no"])
@@ -642,7 +666,7 @@ def _gt_free(doc, a, anchor):
     if g.agreement is not None:
         pairs = len(a.names) * (len(a.names) - 1) // 2
         doc.table(["ground-truth-free ranking", "ground-truth score", "rank distance", "tau-b"],
-                  [[n, k, "%g" % d, shown(t, 3)] for n, k, d, t in g.agreement],
+                  [[n, k, "%g" % d, shown(t, 3)] for n, k, d, t, _ in g.agreement],
                   "Agreement with the ranking by the ground-truth score")
         doc.reading(agreement_sentence(a, g.agreement, pairs))
     else:
@@ -651,21 +675,29 @@ def _gt_free(doc, a, anchor):
 
 
 def agreement_sentence(a, rows, pairs):
-    """What the agreement of the ground-truth-free rankings with the ground truth means."""
+    """What the agreement of the ground-truth-free rankings with the ground truth means. A
+    tau-b within what 95 of 100 random orders reach (chance_tau) is no agreement, neither
+    for nor against; beyond it, positive is agreement (mostly from 0.6) and negative an
+    order against the ground truth."""
     parts = []
-    for name, key, distance, tau in rows:
+    for name, key, distance, tau, chance in rows:
         if tau is None:
             reading = "cannot be compared (one ranking is all ties)"
         elif distance == 0:
             reading = "orders the submissions exactly as %s does" % key
+        elif chance is None or abs(tau) <= chance:
+            reading = ("shows no agreement with %s beyond chance (tau-b %s%s)" % (
+                key, shown(tau, 3), "" if chance is None else "; 95 of 100 random orders reach |tau-b| %s"
+                % shown(chance, 3)))
         elif tau >= 0.6:
             reading = "mostly agrees with %s (tau-b %s; %g of %d pairs out of order)" % (key, shown(tau, 3),
                                                                                        distance, pairs)
         elif tau > 0:
             reading = "agrees only loosely with %s (tau-b %s)" % (key, shown(tau, 3))
         else:
-            reading = ("orders the submissions against %s (tau-b %s): without ground truth it would have "
-                       "ranked them the wrong way round" % (key, shown(tau, 3)))
+            reading = ("orders the submissions against %s (tau-b %s, beyond the %s that 95 of 100 random orders "
+                       "reach): without ground truth it would have ranked them largely the wrong way round"
+                       % (key, shown(tau, 3), shown(chance, 3)))
         parts.append("the %s ranking %s" % (name, reading))
     return "Checked against the ground truth, " + "; ".join(parts) + "."
 
