@@ -11,7 +11,7 @@ import numpy as np
 
 from ..csvtext import csv_text
 from ..report import page_footer
-from . import analysis, challenger, charts
+from . import analysis, challenger, charts, latex
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
 TASK_CHART_LIMIT = 12  # per-task charts drawn for at most this many tasks (all are in the tables)
@@ -703,55 +703,57 @@ def agreement_sentence(a, rows, pairs):
 
 
 def paper_files(doc, analyses):
-    """latex/<track>-ranking.tex and latex/<track>-strata.tex for every track with ground truth."""
+    """latex/<track>-ranking.tex and latex/<track>-strata.tex for every track with ground
+    truth, and latex/example.tex, a document that inputs them all."""
+    inputs = []
     for a in analyses:
         if not a.ground_truth:
             continue
         name = slug(a.label)
-        doc.files["latex/%s-ranking.tex" % name] = latex_ranking(a)
+        files = [("%s-ranking.tex" % name, "tab:%s-ranking" % name)]
+        doc.files["latex/" + files[0][0]] = latex_ranking(a, files[0][1])
         if len(a.strata) > 1:
-            doc.files["latex/%s-strata.tex" % name] = latex_strata(a)
+            files.append(("%s-strata.tex" % name, "tab:%s-strata-1" % name))
+            doc.files["latex/" + files[1][0]] = latex_strata(a, "tab:%s-strata" % name)
+        inputs.append(("Track %s" % a.label, files))
+    if inputs:
+        doc.files["latex/example.tex"] = latex.example(inputs)
 
 
-_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-          "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-
-
-def latex(text):
-    """Text for a LaTeX table cell (UTF-8 kept; LaTeX's special characters escaped)."""
-    return "".join(_LATEX.get(c, c) for c in str(text))
-
-
-def latex_ranking(a):
+def latex_ranking(a, label):
     """The final ranking with the 95% interval of the score and of the rank, the
-    significance groups and whether a submission could win (booktabs)."""
+    significance groups and whether a submission could win."""
     low, high = a.confidence.intervals[a.primary]
-    lines = ["% compare.py: the ranking of track " + latex(a.label) + " by " + latex(a.primary) +
-             " (" + direction(a) + "); needs \\usepackage{booktabs}",
-             "\\begin{tabular}{rlrrlll}", "\\toprule",
-             "Rank & Submission & %s & 95\\%% interval & Bootstrap rank [95\\%%] & Group & Could win \\\\"
-             % latex(a.primary), "\\midrule"]
-    for s in _order(a):
-        lines.append("%d & %s & %.4f & [%.4f, %.4f] & %s & %s & %s \\\\" % (
-            a.rank[s], latex(a.names[s]), a.values[a.primary][s], low[s], high[s], _rank_interval(a, s),
-            latex(a.methods.groups[s]), "yes" if s in a.methods.winners else "no"))
-    lines += ["\\bottomrule", "\\end{tabular}", ""]
-    return "\n".join(lines)
+    rows = [["%d" % a.rank[s], a.names[s], fixed(a.values[a.primary][s]), "[%s, %s]" % (fixed(low[s]), fixed(high[s])),
+             _rank_interval(a, s), a.methods.groups[s], "yes" if s in a.methods.winners else "no"] for s in _order(a)]
+    caption = ("Track %s, ranked by %s (%s): the score and its 95%% bootstrap interval, the median bootstrap rank "
+               "and its 95%% interval, the significance group (submissions sharing a letter do not differ "
+               "significantly at the 5%% level) and whether the submission could be the winner." % (
+                   a.label, a.primary, direction(a)))
+    return latex.tables(label, caption, ["Rank", "Submission", a.primary, "95% interval", "Bootstrap rank",
+                                         "Group", "Could win"], rows, "rlrllll",
+                        "compare.py: the ranking of track %s by %s" % (a.label, a.primary))
 
 
-def latex_strata(a):
-    """Per stratum, each submission's value of the primary score and its rank there."""
-    columns = "l" + "r" * len(a.strata)
-    lines = ["% compare.py: " + latex(a.primary) + " per stratum of track " + latex(a.label) +
-             " (rank in the stratum in parentheses); needs \\usepackage{booktabs}",
-             "\\begin{tabular}{%s}" % columns, "\\toprule",
-             "Submission & %s \\\\" % " & ".join(latex(s) for s in a.strata), "\\midrule"]
-    for s in _order(a):
-        lines.append("%s & %s \\\\" % (latex(a.names[s]), " & ".join(
-            "%.4f (%d)" % (a.stability.stratum_values[s, h], a.stability.stratum_ranks[s, h])
-            for h in range(len(a.strata)))))
-    lines += ["\\bottomrule", "\\end{tabular}", ""]
-    return "\n".join(lines)
+def latex_strata(a, label):
+    """Per stratum, each submission's value of the primary score and its rank there; the
+    strata in as many tables as the text width needs (labels label-1, label-2, ...)."""
+    order = _order(a)
+    names = [a.names[s] for s in order]
+    columns = [(stratum, ["%s (%d)" % (fixed(a.stability.stratum_values[s, h]), a.stability.stratum_ranks[s, h])
+                          for s in order]) for h, stratum in enumerate(a.strata)]
+    groups = latex.column_groups(("Submission", names), columns, names)
+    parts = []
+    for number, group in enumerate(groups):
+        header = ["Submission"] + [columns[h][0] for h in group]
+        rows = [[names[r]] + [columns[h][1][r] for h in group] for r in range(len(names))]
+        which = (" (%s %d to %d of %d)" % ("strata" if len(group) > 1 else "stratum", group[0] + 1, group[-1] + 1,
+                                          len(a.strata)) if len(groups) > 1 else "")
+        caption = ("Track %s: %s (%s) of each submission in each stratum%s, its rank there in parentheses."
+                   % (a.label, a.primary, direction(a), which))
+        parts.append(latex.tables("%s-%d" % (label, number + 1), caption, header, rows, "l" + "r" * len(group),
+                                  "compare.py: %s per stratum of track %s%s" % (a.primary, a.label, which)))
+    return "".join(parts)
 
 
 def report_html(analyses, closing):
