@@ -143,6 +143,10 @@ h4{font-size:1em;margin:1em 0 .3em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;white-space:nowrap}
 th{background:#f4f4f4;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.wrap td.txt{white-space:normal;min-width:8em}
+table.ranking td,table.ranking th{white-space:normal}table.ranking td.txt{overflow-wrap:anywhere}
+p.narrow{display:none;font-size:.9em;color:#444}
+@media (max-width:40em){table.ranking .extra{display:none}p.narrow{display:block}
+.card{padding:.4em .6em}body{padding:.6em}}
 caption{text-align:left;font-style:italic;white-space:normal}
 figure{margin:.8em 0;overflow-x:auto;max-width:100%}figcaption{font-size:.9em;color:#444;max-width:60em}
 figure svg{display:block;height:auto}
@@ -185,25 +189,35 @@ class Html(object):
     def raw(self, text):
         self.parts.append(text)
 
-    def table(self, columns, rows, caption="", wrap=False):
-        """wrap: text cells wrap (a table of sentences) instead of scrolling sideways."""
-        head = "".join("<th>%s</th>" % html.escape(c) for c in columns)
-        body = "".join("<tr>%s</tr>" % "".join(
-            '<td class="%s">%s</td>' % ("num" if isinstance(v, (int, float, np.integer, np.floating)) or
-                                        _numeric_text(v) else "txt",
-                                        html.escape(v if isinstance(v, str) else shown(v))) for v in row)
-            for row in rows)
+    def table(self, columns, rows, caption="", wrap=False, narrow=None):
+        """wrap: text cells wrap (a table of sentences) instead of scrolling sideways.
+        narrow: a ranking table, whose first `narrow` columns are all a phone shows (the
+        names and the score's cell wrap, the score on one line, its interval on the next),
+        the others hidden there, with a note saying so."""
+        def cell(k, v):
+            kind = "num" if isinstance(v, (int, float, np.integer, np.floating)) or _numeric_text(v) else "txt"
+            if narrow is not None and k >= narrow:
+                kind += " extra"
+            return '<td class="%s">%s</td>' % (kind, html.escape(v if isinstance(v, str) else shown(v)))
+        head = "".join("<th%s>%s</th>" % (' class="extra"' if narrow is not None and k >= narrow else "",
+                                          html.escape(c)) for k, c in enumerate(columns))
+        body = "".join("<tr>%s</tr>" % "".join(cell(k, v) for k, v in enumerate(row)) for row in rows)
         caption = "<caption>%s</caption>" % html.escape(caption) if caption else ""
+        kind = "wrap" if wrap else "ranking" if narrow is not None else ""
         self.parts.append('<div class="scroll"><table%s>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-                          % (' class="wrap"' if wrap else "", caption, head, body))
+                          % (' class="%s"' % kind if kind else "", caption, head, body))
+        if narrow is not None and len(columns) > narrow:
+            self.parts.append('<p class="narrow">On a narrow screen the table shows %s only; %s show on a '
+                              'wider screen.</p>' % (
+                html.escape(", ".join(columns[:narrow])), html.escape(", ".join(columns[narrow:]))))
 
     def figure(self, svg, caption, name):
         """A chart inline, and as the standalone file svg/<name>.svg. Its displayed width is
-        its own up to the page's, and never below 60% of it (text stays at least 7 px; a
-        wider chart scrolls in its box on a phone)."""
+        its own up to the page's, and never below 80% of it (its 12 px text stays at least
+        9.6 px, legible; a wider chart scrolls in its box on a phone)."""
         width = int(re.search(r'width="(\d+)"', svg).group(1))
         sized = svg.replace("<svg ", '<svg style="width:100%%;max-width:%dpx;min-width:%dpx" ' % (
-            width, int(0.6 * width)), 1)
+            width, int(0.8 * width)), 1)
         path = "svg/%s.svg" % name
         self.files[path] = '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
         self.parts.append('<figure>%s<figcaption>%s (<a href="%s">SVG</a>)</figcaption></figure>' % (
@@ -214,8 +228,9 @@ def _numeric_text(value):
     return isinstance(value, str) and value[:1] in "0123456789-+<" and value not in ("-",)
 
 
-def _interval(value, low, high):
-    return "%s [%s, %s]" % (fixed(value), fixed(low), fixed(high))
+def _interval(value, low, high, wraps=False):
+    """'value [low, high]'; wraps: the line may break before the interval only."""
+    return "%s [%s,%s%s]" % (fixed(value), fixed(low), "\u00a0" if wraps else " ", fixed(high))
 
 
 def _rank_interval(a, s):
@@ -260,11 +275,11 @@ def summary(doc, analyses):
             continue
         order = _order(a)
         low, high = a.confidence.intervals[a.primary]
-        rows = [[int(a.rank[s]), a.names[s], _interval(a.values[a.primary][s], low[s], high[s]),
+        rows = [[int(a.rank[s]), a.names[s], _interval(a.values[a.primary][s], low[s], high[s], True),
                  _rank_interval(a, s),
                  a.methods.groups[s], "yes" if s in a.methods.winners else "no"] for s in order]
         doc.table(["rank", "submission", "%s [95%%] (%s)" % (a.primary, direction(a)), "bootstrap rank [95%]",
-                   "group", "could win"], rows, "Every submission, by rank")
+                   "group", "could win"], rows, "Every submission, by rank", narrow=3)
         tests = a.significance.tests[a.primary]
         better = tests.better()
         significant = int(np.count_nonzero(tests.p_adjusted < analysis.ALPHA))
@@ -339,15 +354,16 @@ def _confidence(doc, a, anchor, name):
             a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))
     rows = []
     given = a.leaderboard.given
+    keys = [a.primary] + [k for k in a.ranked if k != a.primary]
     for s in order:
         row = [int(a.rank[s]), a.names[s]]
-        for key in a.ranked:
+        for key in keys:
             low, high = a.confidence.intervals[key]
-            row.append(_interval(a.values[key][s], low[s], high[s]) if given[key][s] else
+            row.append(_interval(a.values[key][s], low[s], high[s], True) if given[key][s] else
                        "none given (%s on the leaderboard)" % fixed(a.values[key][s]))
         rows.append(row)
-    doc.table(["rank", "submission"] + ["%s (%s)" % (k, direction(a, k)) for k in a.ranked], rows,
-              "Ranked by %s" % a.primary)
+    doc.table(["rank", "submission"] + ["%s [95%%] (%s)" % (k, direction(a, k)) for k in keys], rows,
+              "Ranked by %s" % a.primary, narrow=3)
     for key in a.ranked:
         for s in order:
             if not given[key][s]:
