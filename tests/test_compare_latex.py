@@ -89,7 +89,7 @@ def test_wide_and_long_tables_are_split_to_fit(files):
         table = cells(block)
         seen += table[0][1:]
         estimate = latex.table_width(table[0], table[1:])
-        assert estimate <= latex.LNCS_TEXTWIDTH
+        assert estimate <= latex.FIT
         # Computed here from the widths: each column as wide as its widest cell, 4 pt either side.
         by_hand = sum(max(sum(latex._WIDTHS.get(ch, latex._OTHER) for ch in c) for c in column) + 8.0
                       for column in zip(*table))
@@ -99,7 +99,7 @@ def test_wide_and_long_tables_are_split_to_fit(files):
     for block, following in zip(blocks, blocks[1:]):
         table, nxt = cells(block), cells(following)
         wider = [row + [other[1]] for row, other in zip(table, nxt)]
-        assert latex.table_width(wider[0], wider[1:]) > latex.LNCS_TEXTWIDTH
+        assert latex.table_width(wider[0], wider[1:]) > latex.FIT
     ranking = floats(files["lines-two-ranking.tex"])
     assert [len(cells(b)) - 1 for b in ranking] == [40, 5]
     assert "(continued, part 2 of 2)" in ranking[1] and "\\label{tab:lines-two-ranking-2}" in ranking[1]
@@ -121,3 +121,24 @@ def test_the_example_compiles_without_an_overfull_box(files, tmp_path, documentc
     assert run.returncode == 0, log[-3000:]
     assert "Overfull" not in log and "undefined" not in log
     assert os.path.getsize(str(tmp_path / "example.pdf")) > 0
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_split_tables_fit_lncs_as_tex_sets_them(files, tmp_path):
+    """TeX's own width of every table of the split strata: at most LNCS's text width, so
+    none of them is scaled down there; and the estimate within 8% of it."""
+    blocks = re.findall(r"\\begin\{tabular\}.*?\\end\{tabular\}", files["events-strata.tex"], re.S)
+    document = ["\\documentclass{llncs}", "\\usepackage[T1]{fontenc}", "\\usepackage{booktabs}",
+                "\\begin{document}", "\\setlength{\\tabcolsep}{%gpt}" % latex.TABCOLSEP]
+    document += ["\\sbox0{%s}\\typeout{WIDTH \\the\\wd0}" % block for block in blocks] + ["x", "\\end{document}"]
+    with open(str(tmp_path / "widths.tex"), "w", encoding="utf-8") as stream:
+        stream.write("\n".join(document))
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "widths.tex"], cwd=str(tmp_path),
+                   stdout=subprocess.DEVNULL, timeout=120)
+    found = [float(w) for w in re.findall(r"WIDTH ([0-9.]+)pt", open(str(tmp_path / "widths.log"),
+                                                                    encoding="latin-1").read())]
+    assert len(found) == len(blocks) > 1
+    for block, width in zip(blocks, found):
+        table = cells(block)
+        assert width <= latex.LNCS_TEXTWIDTH
+        assert latex.table_width(table[0], table[1:]) == pytest.approx(width, rel=0.08)

@@ -5,12 +5,13 @@ IEEE's conference class, IEEEtran), and a one-file example document that inputs 
 The width of a table is not known before TeX sets it, so it is estimated from the
 characters' widths in Computer Modern at 10 pt (Knuth, Computer Modern Typefaces; the
 widths of cmr10's tfm file) to decide where a table splits: a wide table's columns go to
-several tables, each at most LNCS's text width, and a long one's rows to tables of at
+several tables, each at most LNCS's text width (FIT, with a margin), and a long one's rows to tables of at
 most ROWS rows. Every table is also set in a box that shrinks it to the line width where
 it is still wider (a long name, IEEE's narrower column), so that no box is overfull.
 """
 
 LNCS_TEXTWIDTH = 347.0  # pt: llncs.cls's \textwidth, 12.2 cm
+FIT = 0.95 * LNCS_TEXTWIDTH  # what a split table's estimate may reach: TeX sets a few percent wider
 IEEE_COLUMNWIDTH = 252.0  # pt: IEEEtran's \columnwidth in a conference paper (two columns)
 ROWS = 40  # rows of one table at most: a longer one continues in the next
 TABCOLSEP = 4.0  # pt, set in every table (LaTeX's default is 6 pt)
@@ -48,7 +49,7 @@ def table_width(header, rows):
     return sum(max(width(cell) for cell in column) + 2 * TABCOLSEP for column in columns)
 
 
-def column_groups(first, others, rows, limit=LNCS_TEXTWIDTH):
+def column_groups(first, others, rows, limit=FIT):
     """Split the columns `others` (indices into each row after the first column) into
     consecutive groups whose table with the first column fits `limit` (at least one
     column a group). first: (header, cells); others: [(header, cells)]."""
