@@ -321,3 +321,19 @@ def test_the_report_gives_kemenys_tau_over_every_optimal_order():
     text = "Kemeny (mean-then-rank): from %.3f to %.3f over its 6 optimal orders" % (min(taus), max(taus))
     assert text in report
     assert "Kemeny (mean-then-rank): %.3f;" % kemeny.tau not in report
+
+
+def test_a_kemeny_local_optimum_is_said_to_start_from_the_leaderboard():
+    """Beyond challenger.KEMENY_EXACT submissions the consensus is a local optimum reached
+    from the leaderboard's order: its tau is shown as that, without a range."""
+    from scoring.metaeval import challenger, page
+
+    count = challenger.KEMENY_EXACT + 1
+    random = np.random.RandomState(5)
+    views = [classification_view([random.rand(8) < 0.5 + 0.02 * k, random.rand(8) < 0.7 - 0.02 * k])
+             for k in range(count)]
+    a = analysis.analyse("t", ["S%d" % k for k in range(count)], views, options(resamples=20, permutations=100))
+    assert not a.methods.kemeny.exact and a.methods.kemeny.optimal is None
+    report, _ = page.report_html([a], [])
+    tau = dict((m, t) for m, t, _ in a.methods.agreement)["Kemeny (mean-then-rank)"]
+    assert "Kemeny (mean-then-rank): %.3f (a local optimum reached from the leaderboard&#x27;s order)" % tau in report

@@ -290,10 +290,7 @@ def summary(doc, analyses):
                           significant, len(tests.pairs), a.primary, tests.test, a.names[leader],
                           int(better[leader].sum()), len(a.names) - 1, 100 * a.confidence.rank_frequency[leader][0],
                           ", ".join(a.names[s] for s in a.methods.winners)))
-        kemeny = a.methods.kemeny
-        stable = "; ".join("%s: %s" % (name, _tau_range_text(kemeny.tau_range) + " over its %d optimal orders"
-                                       % kemeny.optimal if name.startswith("Kemeny") and kemeny.exact
-                                       and kemeny.optimal > 1 else shown(tau, 3))
+        stable = "; ".join("%s: %s" % (name, _method_tau(a, name, tau, summary=True))
                            for name, tau, _ in a.methods.agreement)
         doc.paragraph("Kendall's tau-b of each other ranking method with the leaderboard (1 = the same order): "
                       "%s." % stable)
@@ -545,13 +542,20 @@ def _tau_range_text(tau_range):
     return "from %s to %s" % (shown(tau_range[0], 3), shown(tau_range[1], 3)) if tau_range else "undefined"
 
 
-def _method_tau(a, method, tau):
-    """A method's tau-b with the leaderboard as shown; for a Kemeny consensus with several
-    optimal orders, the range over them beside the tau of the order shown."""
+def _method_tau(a, method, tau, summary=False):
+    """A method's tau-b with the leaderboard as shown. For a Kemeny consensus with several
+    optimal orders, the range over them (in the summary, the range alone; in the table,
+    beside the tau of the order shown); for a local optimum, said to start from the
+    leaderboard's order (which its tau leans towards)."""
     kemeny = a.methods.kemeny
-    if method.startswith("Kemeny") and kemeny.exact and kemeny.optimal > 1:
-        return "%s (%s over %d optimal orders)" % (shown(tau, 3), _tau_range_text(kemeny.tau_range),
-                                                    kemeny.optimal)
+    if not method.startswith("Kemeny"):
+        return shown(tau, 3)
+    if not kemeny.exact:
+        return "%s (a local optimum reached from the leaderboard's order)" % shown(tau, 3)
+    if kemeny.optimal > 1:
+        over = "%s over %s%d optimal orders" % (_tau_range_text(kemeny.tau_range), "its " if summary else "",
+                                                kemeny.optimal)
+        return over if summary else "%s (%s)" % (shown(tau, 3), over)
     return shown(tau, 3)
 
 
