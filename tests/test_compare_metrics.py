@@ -208,10 +208,10 @@ def test_rank_interval_is_an_order_statistic():
 
 
 def test_latex_cells_escape_the_special_characters():
-    from scoring.metaeval import page
-    assert page.latex("A&B_1 50% #2 {x} ~ ^ \\") == (
+    from scoring.metaeval import latex, page
+    assert latex.escape("A&B_1 50% #2 {x} ~ ^ \\") == (
         "A\\&B\\_1 50\\% \\#2 \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}")
-    assert page.latex("Sévigné") == "Sévigné"  # UTF-8 kept
+    assert latex.escape("Sévigné") == "Sévigné"  # UTF-8 kept
     assert page.slug("Lines (Sévigné & co)") == "lines-sevigne-co"
 
 

@@ -154,6 +154,40 @@ def test_missing_last_ranks_absent_ids_below(tmp_path):
     assert "ranked last" in run.stderr
 
 
+@pytest.mark.parametrize("how", ["absent", "empty", "blank lines"])
+def test_missing_last_ranks_every_image_of_a_category_not_given_last(tmp_path, how):
+    """Under missing: last a category file left out or empty is a missing case: its 4
+    images tied at one operating point, precision 2/4 from recall 0 to 1: AP 1/2 (by the
+    trapezoidal rule over the monotone precision); Holi_Festival's AP is 1."""
+    res = dict(RES)
+    if how == "absent":
+        del res["La_Tomatina.txt"]
+    else:
+        res["La_Tomatina.txt"] = "" if how == "empty" else "\n\n"
+    run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\nmissing: last\n"), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    assert run.scores()["map"] == pytest.approx((0.5 + 1.0) / 2, abs=1e-10)
+    if how == "absent":
+        sentence = "No La_Tomatina.txt: every image of category La_Tomatina is ranked last, tied (missing: last)."
+        assert sentence in run.stderr
+        assert sentence in open(os.path.join(run.output, "detailed_results.html")).read()
+    else:
+        assert "4 of 4 images not submitted, ranked last" in run.stderr
+    # Under missing: error the same submission is refused.
+    run = run_scorer(write_phase(tmp_path / "error", REF, res, "track: events\n"), tmp_path / "out-error")
+    assert run.status == 1
+
+
+def test_missing_last_still_refuses_a_near_name_and_a_submission_without_any_category(tmp_path):
+    res = dict(RES)
+    res["la_tomatina.txt"] = res.pop("La_Tomatina.txt")
+    run = run_scorer(write_phase(tmp_path / "near", REF, res, "track: events\nmissing: last\n"), tmp_path / "o1")
+    assert_clean_failure(run, 1, "la_tomatina.txt")
+    run = run_scorer(write_phase(tmp_path / "none", REF, {"notes.md": "nothing\n"}, "track: events\nmissing: last\n"),
+                     tmp_path / "o2")
+    assert_clean_failure(run, 1, "The submission has no")
+
+
 def test_category_without_positive_is_left_out(tmp_path):
     ref = dict(REF)
     ref["Up_Helly_Aa.txt"] = "a.jpg 0\nb.jpg -1\nc.jpg 0\nd.jpg 0\n"

@@ -1,6 +1,7 @@
 """The meta-evaluation on per-item views: the issue's reproductions, tests of the exact
 leaderboard score against brute force, weighted AP against expanded items, exact ties."""
 
+import dataclasses
 import itertools
 from fractions import Fraction
 
@@ -87,7 +88,7 @@ def test_uar_test_agrees_with_the_uar_order():
     a_view, b_view = big_small()
     a = analysis.analyse("t", ["A", "B"], [a_view, b_view], options(permutations=20000))
     assert a.values["uar"] == pytest.approx([0.7375, 0.9675])
-    tests = a.tests["uar"]
+    tests = a.significance.tests["uar"]
     assert tests.difference[0] == pytest.approx(-0.23)
     better = tests.better()
     assert better[1, 0] and not better[0, 1]  # B significantly better, as the UAR order says
@@ -95,9 +96,9 @@ def test_uar_test_agrees_with_the_uar_order():
     assert exact == pytest.approx(0.002, abs=0.001)
     assert tests.p[0] == pytest.approx(exact, abs=0.0015)
     # The pooled McNemar test (secondary view) counts b = 60, c = 30 and favours A.
-    assert (a.mcnemar["b"][0], a.mcnemar["c"][0]) == (60, 30)
-    assert a.mcnemar["p"][0] == pytest.approx(2 * binom.cdf(30, 90, 0.5))
-    assert a.mcnemar["accuracy"][0] > a.mcnemar["accuracy"][1]
+    assert (a.mcnemar.b[0], a.mcnemar.c[0]) == (60, 30)
+    assert a.mcnemar.p[0] == pytest.approx(2 * binom.cdf(30, 90, 0.5))
+    assert a.mcnemar.accuracy[0] > a.mcnemar.accuracy[1]
 
 
 # --- exact ties ---------------------------------------------------------------------------------
@@ -128,7 +129,24 @@ def test_equal_uar_from_different_orders_share_ranks():
     assert a.values["uar"][0] != a.values["uar"][1]  # the floats differ in the last bits
     assert a.rank.tolist() == [1, 1]
     # The difference is exactly 0 and nothing tells them apart.
-    assert a.tests["uar"].difference[0] == 0.0 and a.tests["uar"].p[0] == 1.0
+    assert a.significance.tests["uar"].difference[0] == 0.0 and a.significance.tests["uar"].p[0] == 1.0
+
+
+def test_each_step_returns_a_declared_record_that_nothing_writes_into():
+    views = [classification_view([np.arange(12) < k, np.arange(10) < k]) for k in (9, 6, 3)]
+    a = analysis.analyse("t", ["A", "B", "C"], views, options(resamples=50))
+    records = {"leaderboard": analysis.Leaderboard, "confidence": analysis.Confidence,
+               "significance": analysis.Significance, "methods": analysis.Methods,
+               "stability": analysis.Stability, "mcnemar": analysis.McNemar, "gt_free": analysis.GroundTruthFree}
+    for name, record in records.items():
+        found = getattr(a, name)
+        assert isinstance(found, record), name
+        assert set(vars(found)) == set(f.name for f in dataclasses.fields(record)), name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            found.extra = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.rank_median = a.confidence.rank_median
+    assert set(vars(a)) == set(f.name for f in dataclasses.fields(analysis.TrackAnalysis))
 
 
 # --- a perfect submission among 50 --------------------------------------------------------------
@@ -154,8 +172,8 @@ def test_a_perfect_submission_beats_49_others_in_every_kind_of_score():
     names = ["s%d" % k for k in range(50)]
     for views in (auth, lines, events):
         a = analysis.analyse("t", names, views, options(resamples=50))
-        assert a.rank[0] == 1 and a.winners == [0]
-        for key, tests in a.tests.items():
+        assert a.rank[0] == 1 and a.methods.winners == [0]
+        for key, tests in a.significance.tests.items():
             assert tests.better()[0].sum() == 49, key
 
 
@@ -281,3 +299,41 @@ def test_resampled_scores_equal_rescoring_the_drawn_items():
             drawn = np.repeat(np.arange(start, end), w[row].astype(int))
             means.append(x[drawn].mean())
         assert values[row] == pytest.approx(np.mean(means))
+
+
+def test_the_report_gives_kemenys_tau_over_every_optimal_order():
+    """Two strata that order A and B oppositely and C between them: every one of the 6
+    orders is an optimal Kemeny consensus (each pair is ordered one way by one task and the
+    other way by the other), so the report gives the range of tau-b over all 6, computed
+    here over the permutations, and does not give the tie-broken order's tau alone."""
+    from scoring.metaeval import page
+    from scoring.metrics.agreement import kendall_tau_b
+
+    counts = {"A": (10, 3), "B": (3, 9), "C": (6, 6)}
+    views = [classification_view([np.arange(10) < k for k in counts[name]]) for name in "ABC"]
+    a = analysis.analyse("t", list("ABC"), views, options(resamples=50))
+    assert a.rank.tolist() == [1, 2, 2]
+    taus = [kendall_tau_b(-a.rank, -np.array(p)) for p in itertools.permutations([1, 2, 3])]
+    kemeny = a.methods.kemeny
+    assert kemeny.exact and kemeny.optimal == 6
+    assert kemeny.tau_range == (pytest.approx(min(taus)), pytest.approx(max(taus)))
+    report, _ = page.report_html([a], [])
+    text = "Kemeny (mean-then-rank): from %.3f to %.3f over its 6 optimal orders" % (min(taus), max(taus))
+    assert text in report
+    assert "Kemeny (mean-then-rank): %.3f;" % kemeny.tau not in report
+
+
+def test_a_kemeny_local_optimum_is_said_to_start_from_the_leaderboard():
+    """Beyond challenger.KEMENY_EXACT submissions the consensus is a local optimum reached
+    from the leaderboard's order: its tau is shown as that, without a range."""
+    from scoring.metaeval import challenger, page
+
+    count = challenger.KEMENY_EXACT + 1
+    random = np.random.RandomState(5)
+    views = [classification_view([random.rand(8) < 0.5 + 0.02 * k, random.rand(8) < 0.7 - 0.02 * k])
+             for k in range(count)]
+    a = analysis.analyse("t", ["S%d" % k for k in range(count)], views, options(resamples=20, permutations=100))
+    assert not a.methods.kemeny.exact and a.methods.kemeny.optimal is None
+    report, _ = page.report_html([a], [])
+    tau = dict((m, t) for m, t, _ in a.methods.agreement)["Kemeny (mean-then-rank)"]
+    assert "Kemeny (mean-then-rank): %.3f (a local optimum reached from the leaderboard&#x27;s order)" % tau in report

@@ -291,7 +291,7 @@ def test_kemeny_is_optimal_where_challenger_picks_one_of_several_optima(lower_is
     cases = challenge(na_treat, lower_is_better)
     ranks = [challenger.mean_then_rank(challenger.Oriented(cases, cases.of_task(t), lower_is_better))[0]
              for t in range(2)]
-    positions, cost, optimal, exact = challenger.kemeny_consensus(ranks)
+    positions, cost, optimal, exact, _ = challenger.kemeny_consensus(ranks)
     ours = [a for _, a in sorted(zip(positions.tolist(), ALGORITHMS))]
     assert exact and optimal > 1
     assert cost == symmetric_difference(ours, ranks) == symmetric_difference(kemeny[(lower_is_better, na_treat)],
@@ -305,7 +305,7 @@ def test_kemeny_and_euclidean_consensus_of_three_tasks_equal_challengers():
     expected_order = [c.split()[0] for c in lines["kemeny3"].split(" | ")]
     expected_means = [float(c.split()[1]) for c in lines["euclid3"].split(" | ")]
     task_ranks = [[1, 2, 3, 4], [2, 1, 4, 3], [1, 3, 2, 4]]  # values 4 3 2 1 / 3 4 1 2 / 4 2 3 1, higher better
-    positions, cost, optimal, exact = challenger.kemeny_consensus(task_ranks)
+    positions, cost, optimal, exact, _ = challenger.kemeny_consensus(task_ranks)
     assert [a for _, a in sorted(zip(positions.tolist(), "ABCD"))] == expected_order
     assert optimal == 1 and exact and cost == 2 * 3  # three pairs ordered against one task each
     ranks, means = challenger.euclidean_consensus(task_ranks)
@@ -391,3 +391,44 @@ def test_all_pairs_at_once_equal_each_pair_for_fractions(rows, tenths, spread):
         for j in range(len(rows)):
             if i != j:
                 assert matrix[i, j] == challenger.wilcoxon_greater(task, i, j), (i, j)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 6).flatmap(lambda k: st.tuples(
+    st.lists(st.lists(st.integers(1, 3), min_size=k, max_size=k), min_size=1, max_size=4),
+    st.lists(st.integers(1, 3), min_size=k, max_size=k))))
+def test_kemeny_tau_range_is_the_least_and_most_tau_over_every_optimal_order(case):
+    """Brute force: every order of the submissions, its summed symmetric difference to the
+    task rankings (challengeR's symdiff: 2 per pair against a task, 1 per pair tied there),
+    the optimal ones, and Kendall's tau-b of each with the leaderboard."""
+    import itertools
+    from scoring.metaeval import analysis
+    from scoring.metrics.agreement import kendall_tau_b
+
+    task_ranks, leaderboard = case
+    count = len(leaderboard)
+    rank = np.array(leaderboard)
+    costs = {}
+    for order in itertools.permutations(range(count)):
+        positions = np.empty(count, dtype=np.int64)
+        positions[list(order)] = np.arange(1, count + 1)
+        cost = 0
+        for ranks in task_ranks:
+            for i, j in itertools.combinations(range(count), 2):
+                if ranks[i] == ranks[j]:
+                    cost += 1
+                elif (ranks[i] < ranks[j]) != (positions[i] < positions[j]):
+                    cost += 2
+        costs[order] = (cost, positions)
+    least = min(c for c, _ in costs.values())
+    optimal = [p for c, p in costs.values() if c == least]
+    taus = [kendall_tau_b(-rank, -p) for p in optimal]
+    positions, cost, count_optimal, exact, concordance = challenger.kemeny_consensus(
+        task_ranks, np.argsort(rank, kind="mergesort").tolist(), -rank)
+    assert cost == least and count_optimal == len(optimal) and exact
+    found = analysis._tau_range(rank, concordance)
+    if len(set(leaderboard)) == 1:
+        assert found is None
+    else:
+        assert found == (pytest.approx(min(taus), abs=1e-12), pytest.approx(max(taus), abs=1e-12))
+        assert min(taus) - 1e-12 <= kendall_tau_b(-rank, -positions) <= max(taus) + 1e-12

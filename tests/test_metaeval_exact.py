@@ -60,11 +60,11 @@ def assert_tied(views):
     values = a.values[a.primary]
     assert values[0] != values[1], "the floats must differ for the case to mean anything"
     assert a.rank.tolist() == [1, 1]
-    tests = a.tests[a.primary]
+    tests = a.significance.tests[a.primary]
     assert tests.difference.tolist() == [0.0]
     assert tests.p.tolist() == [1.0] and tests.p_adjusted.tolist() == [1.0]
     assert not tests.better().any()
-    assert a.winners == [0, 1]
+    assert a.methods.winners == [0, 1]
     return a
 
 

@@ -246,7 +246,14 @@ def test_events_scale_page(browser, events_scale_output):
 
 
 REPORT_PROBE = """(function () {
-  var out = {clipped: [], charts: [], unread: [], sections: 0};
+  var out = {clipped: [], charts: [], unread: [], sections: 0, rankings: []};
+  document.querySelectorAll("table.ranking").forEach(function (table) {
+    var box = table.parentElement, shown = [];
+    table.querySelectorAll("thead th").forEach(function (th) {
+      if (th.getBoundingClientRect().width > 0) { shown.push(th.textContent); } });
+    out.rankings.push({caption: table.caption ? table.caption.textContent : "", width: table.scrollWidth,
+                       box: box.clientWidth, shown: shown});
+  });
   document.querySelectorAll("svg").forEach(function (svg) {
     var box = svg.getBoundingClientRect();
     var title = svg.querySelector("title");
@@ -260,7 +267,11 @@ REPORT_PROBE = """(function () {
     });
     var styles = Array.prototype.map.call(svg.querySelectorAll("[data-style]"), function (e) {
       return [e.getAttribute("data-series"), e.getAttribute("data-style")]; });
-    out.charts.push({title: title, width: box.width, styles: styles});
+    var heights = Array.prototype.filter.call(svg.querySelectorAll("text"), function (t) {
+      return t.textContent.trim() && t.getBoundingClientRect().width > 0; }).map(function (t) {
+      return t.getBoundingClientRect().height; });
+    out.charts.push({title: title, width: box.width, styles: styles,
+                     smallest: heights.length ? Math.min.apply(null, heights) : 0});
   });
   document.querySelectorAll("h3").forEach(function (h) {
     out.sections += 1;
@@ -285,7 +296,15 @@ def check_report(browser, page_path, name, min_series=0):
         where = "%s at %d px" % (name, width)
         assert not seen["clipped"], "%s: text cut by its chart: %s" % (where, seen["clipped"][:5])
         assert seen["charts"] and not seen["unread"], "%s: analyses without a reading: %s" % (where, seen["unread"])
+        # The ranking tables: rank, submission and the score with its interval without
+        # scrolling sideways (the other columns hidden on a phone).
+        assert seen["rankings"], where
+        for table in seen["rankings"]:
+            assert table["width"] <= table["box"] + 1, "%s: %r scrolls sideways" % (where, table["caption"])
+            assert table["shown"][:2] == ["rank", "submission"] and "[95%]" in table["shown"][2], (where, table)
         for chart in seen["charts"]:
+            # Chart text at least 80% of its 11-12 px (a text box of 10 px or more).
+            assert chart["smallest"] >= 10, "%s: chart %r text %.1f px" % (where, chart["title"], chart["smallest"])
             if width >= 1000:
                 assert chart["width"] >= width / 3.0, "%s: chart %r is %d px wide" % (where, chart["title"],
                                                                                       chart["width"])

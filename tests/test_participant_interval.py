@@ -65,8 +65,8 @@ def test_the_interval_of_a_ratio_is_compare_pys_for_that_submission():
     a = analysis.analyse("t", ["A", "B"], views, analysis.Options(permutations=200))
     for k, view in enumerate(views):
         low, high = bootstrap.score_interval(view)
-        assert low == pytest.approx(a.intervals["s"][0][k], abs=1e-12)
-        assert high == pytest.approx(a.intervals["s"][1][k], abs=1e-12)
+        assert low == pytest.approx(a.confidence.intervals["s"][0][k], abs=1e-12)
+        assert high == pytest.approx(a.confidence.intervals["s"][1][k], abs=1e-12)
 
 
 def test_the_draws_are_the_same_in_chunks_and_on_every_numpy():
@@ -116,9 +116,9 @@ def test_the_map_interval_is_close_to_compare_pys():
     a = analysis.analyse("t", ["A", "B"], views, analysis.Options(permutations=200))
     for k, view in enumerate(views):
         low, high = bootstrap.score_interval(view)
-        width = a.intervals["map"][1][k] - a.intervals["map"][0][k]
-        assert abs(low - a.intervals["map"][0][k]) < 0.15 * width
-        assert abs(high - a.intervals["map"][1][k]) < 0.15 * width
+        width = a.confidence.intervals["map"][1][k] - a.confidence.intervals["map"][0][k]
+        assert abs(low - a.confidence.intervals["map"][0][k]) < 0.15 * width
+        assert abs(high - a.confidence.intervals["map"][1][k]) < 0.15 * width
 
 
 def _precision_ties(view):

@@ -19,10 +19,10 @@ class Metric(object):
         self.lower_is_better = bool(lower_is_better)
         self.bounds = tuple(bounds)
 
-    def score(self, statistic, stratum=None, ranked=False, pooled=False):
+    def score(self, statistic, stratum=None, ranked=False, pooled=False, given=None):
         """The view's Score of this metric (itemview.Score), with its direction and bounds;
         pooled: the ratio over every item, strata pooled, instead of the mean over strata."""
-        return Score(statistic, stratum, ranked, self.lower_is_better, self.bounds, pooled)
+        return Score(statistic, stratum, ranked, self.lower_is_better, self.bounds, pooled, given)
 
 
 class Column(object):

@@ -85,10 +85,13 @@ class Score(object):
     `lower_is_better`: the score's direction (an error rate), declared once by the kind and
     followed by every leaderboard, ranking, test and chart. `bounds`: (low, high) of the
     values the score can take, either end None where it has none (an error rate can exceed
-    1); intervals are clipped to them."""
+    1); intervals are clipped to them. `given`: a submission column (1 per item) marking
+    the items whose input for this score the submission gave (the authentication track's
+    distances); a submission giving none scores the track's value for nothing, and
+    compare.py says it gave none instead of showing that value as measured."""
 
     def __init__(self, statistic, stratum=None, ranked=False, lower_is_better=False, bounds=(0.0, 1.0),
-                 pooled=False):
+                 pooled=False, given=None):
         if pooled and (stratum is not None or statistic.kind != "ratio"):
             raise ValueError("a pooled score is a Ratio over every item, of no one stratum")
         self.statistic = statistic
@@ -97,6 +100,7 @@ class Score(object):
         self.lower_is_better = bool(lower_is_better)
         self.bounds = tuple(bounds)
         self.pooled = bool(pooled)
+        self.given = given
 
     def oriented(self, values):
         """values turned so that higher is better (negated for a lower-is-better score)."""
@@ -104,7 +108,8 @@ class Score(object):
 
     def to_json(self):
         return {"statistic": self.statistic.to_json(), "stratum": self.stratum, "ranked": self.ranked,
-                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds), "pooled": self.pooled}
+                "lower_is_better": self.lower_is_better, "bounds": list(self.bounds), "pooled": self.pooled,
+                "given": self.given}
 
     @classmethod
     def from_json(cls, data):
@@ -112,7 +117,7 @@ class Score(object):
         bounds or pooling (higher is better, in [0, 1], a mean over strata)."""
         return cls(statistic_from_json(data["statistic"]), data["stratum"], data["ranked"],
                    data.get("lower_is_better", False), tuple(data.get("bounds", (0.0, 1.0))),
-                   data.get("pooled", False))
+                   data.get("pooled", False), data.get("given"))
 
 
 class StrataItems(object):

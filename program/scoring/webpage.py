@@ -45,6 +45,9 @@ th{background:#f1f4f8;font-weight:600;position:sticky;top:0;white-space:normal;v
 min-width:4rem}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 table.wrap td.txt{white-space:normal;min-width:8em}
+table.ranking td,table.ranking th{white-space:normal}table.ranking td.txt{overflow-wrap:anywhere}
+p.narrow{display:none;font-size:.9em;color:#444}
+@media (max-width:40em){table.ranking .extra{display:none}p.narrow{display:block}}
 caption{text-align:left;font-style:italic;padding:.35rem .6rem;color:#4a5560;white-space:normal}
 .groups{display:flex;flex-wrap:wrap;gap:0 2rem}.group{max-width:100%}.group p{max-width:22rem}
 .figures{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
@@ -109,16 +112,23 @@ def is_number(value):
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
 
 
-def table(columns, rows, caption="", cell=str, numeric=is_number, wrap=False):
+def table(columns, rows, caption="", cell=str, numeric=is_number, wrap=False, narrow=None):
     """A table in a box that scrolls, not the page (wide tables stay readable on a phone).
     cell(value): the text of a cell; numeric(value): whether it is a number (aligned
     right, in tabular figures); wrap: text cells wrap (a table of sentences) instead of
-    scrolling sideways."""
-    head_cells = "".join("<th>%s</th>" % (c if isinstance(c, Markup) else text(c)) for c in columns)
+    scrolling sideways; narrow: a ranking table whose first `narrow` columns are all a
+    phone shows (their cells wrap), the others hidden on a narrow screen."""
+    def extra(k):
+        return narrow is not None and k >= narrow
+    head_cells = "".join("<th%s>%s</th>" % (' class="extra"' if extra(k) else "",
+                                            c if isinstance(c, Markup) else text(c))
+                         for k, c in enumerate(columns))
     body = "".join(
         "<tr>%s</tr>" % "".join(
-            '<td class="%s">%s</td>' % ("num" if numeric(v) else "txt", text(cell(v))) for v in row)
+            '<td class="%s%s">%s</td>' % ("num" if numeric(v) else "txt", " extra" if extra(k) else "", text(cell(v)))
+            for k, v in enumerate(row))
         for row in rows)
     caption = "<caption>%s</caption>" % text(caption) if caption else ""
+    kind = "wrap" if wrap else "ranking" if narrow is not None else ""
     return ('<div class="scroll" tabindex="0"><table%s>%s<thead><tr>%s</tr></thead><tbody>%s</tbody></table></div>'
-            % (' class="wrap"' if wrap else "", caption, head_cells, body))
+            % (' class="%s"' % kind if kind else "", caption, head_cells, body))

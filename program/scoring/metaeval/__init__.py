@@ -10,4 +10,6 @@ analysis.py     the statistics of one track over all submissions
 cases.py        challengeR's cases and tasks; challenger.py: its ranking methods
 unlabeled.py    reference data without labels; pixels.py: ground-truth-free pixel statistics
 charts.py       the report's pictures; page.py: ranking.csv, pairs.csv, report.html, LaTeX
+latex.py        the LaTeX tables (floats that fit the text width) and their example document
+rexport.py      cases.csv and challenger.R (the cases in challengeR's format, the script)
 """

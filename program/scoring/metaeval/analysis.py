@@ -6,9 +6,12 @@ which columns are decisions and truth. Every comparison of scores is exact (exac
 """
 
 import hashlib
+import math
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Optional
 
 import numpy as np
 
@@ -31,17 +34,19 @@ class Options(object):
 
 class PairTests(object):
     """Every unordered pair (a < b) of one score: difference a - b (as the score reads),
-    interval, p-values; `better` and p_better follow the score's direction."""
+    interval, p-values; `better` and p_better follow the score's direction; how the test
+    ran (exhaustive, patterns, unit_count) and the pairs where test and interval disagree."""
 
     def __init__(self, key, pairs, difference, low, high, p, p_adjusted, p_better, p_worse, effect, test, units,
-                 oriented_sign):
+                 oriented_sign, exhaustive, patterns, unit_count):
         self.key, self.pairs = key, pairs
         self.difference, self.low, self.high = difference, low, high
         self.p, self.p_adjusted, self.effect = p, p_adjusted, effect
         self.p_better, self.p_worse = p_better, p_worse  # bootstrap P(a better than b), P(b better than a)
         self.test, self.units = test, units
         self.sign = oriented_sign  # +1: higher is better; -1: lower is better
-        self.disagreements = []
+        self.exhaustive, self.patterns, self.unit_count = exhaustive, patterns, unit_count
+        self.disagreements = disagreements(self)
 
     def matrix(self, values):
         size = int(self.pairs.max()) + 1 if self.pairs.size else 1
@@ -62,26 +67,155 @@ class PairTests(object):
         return out
 
 
-class TrackAnalysis(object):
-    """Everything the report shows for one track (plain arrays and tables)."""
+# -- the records each step returns (arrays indexed by submission, dicts by score key) ----------
 
-    def __init__(self, label, names, view):
-        self.label = label
-        self.names = list(names)
-        self.unit = view.unit
-        self.strata = view.strata
-        self.primary = view.primary
-        self.scores = OrderedDict(view.scores)
-        self.ranked = [k for k in view.ranked() if k in view.scores]
-        if self.primary not in self.ranked:
-            self.ranked.insert(0, self.primary)
-        self.notes = []
-        self.ground_truth = False
-        self.gt_free = None
-        self.missing_items = []
+def _record(cls):
+    """A step's result: its fields declared, set once when the step returns it."""
+    return dataclass(frozen=True, eq=False)(cls)
+
+
+@_record
+class Track:
+    """What the views say of the track: its submissions, items, strata and scores."""
+    label: str
+    names: list
+    unit: str  # the item's name: image, page
+    strata: list
+    primary: str
+    scores: OrderedDict  # score key -> itemview.Score
+    ranked: list  # the ranked score keys, the primary first when the view does not rank it
+
+    @classmethod
+    def of_view(cls, label, names, view):
+        ranked = [k for k in view.ranked() if k in view.scores]
+        if view.primary not in ranked:
+            ranked.insert(0, view.primary)
+        return cls(label, list(names), view.unit, view.strata, view.primary, OrderedDict(view.scores), ranked)
 
     def lower_is_better(self, key=None):
         return self.scores[key or self.primary].lower_is_better
+
+
+@_record
+class Leaderboard:
+    values: OrderedDict  # score key -> (K,) each submission's value
+    keys: OrderedDict  # ranked score key -> (K,) exact order keys, oriented (larger is better)
+    rank: np.ndarray  # (K,) competition rank by the primary score
+    missing_items: list  # per submission, the items its view marks missing
+    given: OrderedDict  # ranked score key -> (K,) whether the submission gave the score's input (Score.given)
+
+
+@_record
+class Confidence:
+    """The stratified bootstrap: its weights, every ranked score's resampled values,
+    intervals and exact keys, and the primary score's rank distribution."""
+    weights: list
+    resamples: int
+    seed: int
+    df: OrderedDict  # score key -> degrees of freedom of the widening
+    widening: OrderedDict  # score key -> t/z factor
+    small_strata: list  # [(stratum, items)] with fewer than 10 items
+    samples: OrderedDict  # score key -> (R, K)
+    intervals: OrderedDict  # score key -> (low (K,), high (K,))
+    sample_keys: OrderedDict  # score key -> (R, K) exact order keys
+    rank_median: np.ndarray
+    rank_interval: tuple  # (low (K,), high (K,))
+    rank_frequency: np.ndarray  # (K, K): [s, r] share of resamples ranking s at r + 1
+
+
+@_record
+class Significance:
+    tests: OrderedDict  # score key -> PairTests
+    permutations: int
+    adjustment: str  # maxT or holm
+
+
+@_record
+class Kemeny:
+    """The Kemeny consensus of the mean-then-rank task rankings, and its Kendall tau-b with
+    the leaderboard: of the order shown (ties among optimal orders broken by the
+    leaderboard, which pulls it towards the leaderboard) and the least and most over
+    every optimal order (None when the search is not exact)."""
+    positions: np.ndarray  # 1..K
+    cost: int  # the summed symmetric-difference distance
+    optimal: Optional[int]  # how many orders are optimal (None: a local optimum)
+    exact: bool
+    tau: Optional[float]
+    tau_range: Optional[tuple]
+
+
+@_record
+class Methods:
+    """challengeR's rankings of the primary score and their agreement with the leaderboard."""
+    task_rankings: OrderedDict  # method -> per task (ranks, values)
+    case_ranks: list  # per task, (K, cases) ranks on each case
+    consensus: OrderedDict  # method -> {"euclidean", "mean_rank"}
+    kemeny: Kemeny
+    wins: np.ndarray
+    methods: OrderedDict  # method -> (K,) ranks, the leaderboard first
+    agreement: list  # [(method, tau-b with the leaderboard, rank distance)], the leaderboard left out
+    winners: list  # submissions no leader is significantly better than
+    groups: list  # significance letters per submission
+
+
+@_record
+class Stability:
+    tau: OrderedDict  # "leaderboard" or stratum -> tau-b of each resample's ranking
+    task_bootstrap: OrderedDict  # stratum -> its bootstrap ranks
+    stratum_values: np.ndarray  # (K, H)
+    stratum_ranks: np.ndarray  # (K, H)
+    stratum_rank_share: np.ndarray  # (K, K)
+
+
+@_record
+class McNemar:
+    pairs: np.ndarray
+    b: np.ndarray  # i right, j wrong
+    c: np.ndarray  # i wrong, j right
+    p: np.ndarray
+    p_holm: np.ndarray
+    accuracy: np.ndarray
+
+
+@_record
+class GroundTruthFree:
+    metrics: dict
+    reference: str
+    reference_index: Optional[int]
+    unit: str
+    n_agree: np.ndarray
+    p: np.ndarray
+    rank_values: np.ndarray
+    f_rank: np.ndarray
+    reference_rank: np.ndarray
+    reference_accuracy: Optional[dict]
+    agreement: Optional[list]  # [(ranking, score, rank distance, tau-b, chance_tau)] with ground truth
+
+
+@_record
+class TrackAnalysis(Track):
+    """Everything the report shows for one track: the records of its steps (None for a
+    step not run: without ground truth only `leaderboard` and `gt_free`)."""
+    ground_truth: bool = False
+    leaderboard: Optional[Leaderboard] = None
+    confidence: Optional[Confidence] = None
+    significance: Optional[Significance] = None
+    cases: Any = None  # cases.Cases
+    methods: Optional[Methods] = None
+    stability: Optional[Stability] = None
+    protocol_pairs: list = field(default_factory=list)  # [(score, score, rank distance, tau-b)]
+    mcnemar: Optional[McNemar] = None
+    gt_free: Optional[GroundTruthFree] = None
+    notes: list = field(default_factory=list)
+    seconds: OrderedDict = field(default_factory=OrderedDict)  # step -> seconds, in the order run
+
+    @property
+    def rank(self):
+        return self.leaderboard.rank
+
+    @property
+    def values(self):
+        return self.leaderboard.values
 
 
 def check_same_items(label, names, views):
@@ -95,39 +229,47 @@ def check_same_items(label, names, views):
 
 
 def analyse(label, names, views, options, foregrounds=None):
-    """The TrackAnalysis of one track; a.seconds: the time each part took (in the order
+    """The TrackAnalysis of one track; its `seconds`: the time each step took (in the order
     run; bench/bench_compare.py shows where the time goes)."""
     check_same_items(label, names, views)
-    a = TrackAnalysis(label, names, views[0])
-    a.seconds = OrderedDict()
+    track = Track.of_view(label, names, views[0])
+    seconds = OrderedDict()
 
     def timed(name, step, *args):
         start = time.perf_counter()
-        step(*args)
-        a.seconds[name] = time.perf_counter() - start
-    timed("leaderboard", _leaderboard, a, views)
-    a.ground_truth = options.ground_truth
+        out = step(*args)
+        seconds[name] = time.perf_counter() - start
+        return out
+    found = {"ground_truth": options.ground_truth, "seconds": seconds}
+    board = found["leaderboard"] = timed("leaderboard", _leaderboard, track, views)
     if options.ground_truth:
-        timed("intervals", _confidence, a, views, options)
-        timed("paired tests", _significance, a, views, options)
-        timed("cases", _cases, a, views, options)
-        timed("challengeR methods", _methods, a)
-        timed("stability", _stability, a, views)
-        timed("protocols", _protocols, a)
-        timed("McNemar", _mcnemar, a, views)
-    timed("without ground truth", _without_ground_truth, a, views, options, foregrounds)
-    return a
+        confidence = found["confidence"] = timed("intervals", _confidence, track, views, board, options)
+        significance = found["significance"] = timed("paired tests", _significance, track, views, confidence,
+                                                     options)
+        cases, found["notes"] = timed("cases", _cases, track, views, options)
+        found["cases"] = cases
+        found["methods"] = timed("challengeR methods", _methods, track, board, cases, significance)
+        found["stability"] = timed("stability", _stability, track, views, board, confidence, cases)
+        found["protocol_pairs"] = timed("protocols", _protocols, track, board)
+        found["mcnemar"] = timed("McNemar", _mcnemar, views)
+    found["gt_free"] = timed("without ground truth", _without_ground_truth, track, views, board, options,
+                             foregrounds)
+    fields = dict((name, getattr(track, name)) for name in Track.__dataclass_fields__)
+    fields.update(found)
+    return TrackAnalysis(**fields)
 
 
-def _leaderboard(a, views):
-    a.values = OrderedDict()
+def _leaderboard(track, views):
+    values = OrderedDict()
     for view in views:
         for key, value in itemview.leaderboard(view).items():
-            a.values.setdefault(key, []).append(value)
-    a.values = OrderedDict((k, np.array(v)) for k, v in a.values.items())
-    a.keys = OrderedDict((k, leaderboard_keys(views, k, a.values[k])) for k in a.ranked)
-    a.rank = bootstrap.competition_ranks(a.keys[a.primary])[0]
-    a.missing_items = case_values.missing_items(views)
+            values.setdefault(key, []).append(value)
+    values = OrderedDict((k, np.array(v)) for k, v in values.items())
+    keys = OrderedDict((k, leaderboard_keys(views, k, values[k])) for k in track.ranked)
+    given = OrderedDict((k, np.array([track.scores[k].given is None or bool(v.columns[track.scores[k].given].any())
+                                      for v in views])) for k in track.ranked)
+    return Leaderboard(values, keys, bootstrap.competition_ranks(keys[track.primary])[0],
+                       case_values.missing_items(views), given)
 
 
 # -- exact keys of scores -------------------------------------------------------------------
@@ -204,27 +346,25 @@ def stratum_keys(views, key, values, h):
 
 # -- confidence -------------------------------------------------------------------------------
 
-def _confidence(a, views, options):
+def _confidence(track, views, board, options):
     weights = bootstrap.draw_weights(views[0], options.resamples, options.seed)
-    a.weights = weights
-    a.resamples, a.seed = options.resamples, options.seed
-    a.df = OrderedDict((k, bootstrap.degrees_of_freedom(views[0], k)) for k in a.ranked)
-    a.widening = OrderedDict((k, bootstrap.widening(df)) for k, df in a.df.items())
-    a.small_strata = [(s, int(n)) for s, n in zip(views[0].strata, views[0].sizes) if n < 10]
-    a.samples = OrderedDict((k, np.empty((options.resamples, len(views)))) for k in a.ranked)
+    ranked = track.ranked
+    df = OrderedDict((k, bootstrap.degrees_of_freedom(views[0], k)) for k in ranked)
+    samples = OrderedDict((k, np.empty((options.resamples, len(views)))) for k in ranked)
     for column, view in enumerate(views):
-        for key, values in itemview.aggregate(view, weights, a.ranked).items():
-            a.samples[key][:, column] = values
-    a.intervals = OrderedDict((k, bootstrap.interval(s, a.values[k], a.df[k], bounds=a.scores[k].bounds))
-                              for k, s in a.samples.items())
-    a.sample_keys = OrderedDict((k, resample_keys(views, k, a.samples[k], weights)) for k in a.ranked)
-    ranks = bootstrap.competition_ranks(a.sample_keys[a.primary])
-    a.bootstrap_ranks = ranks
+        for key, values in itemview.aggregate(view, weights, ranked).items():
+            samples[key][:, column] = values
+    intervals = OrderedDict((k, bootstrap.interval(s, board.values[k], df[k], bounds=track.scores[k].bounds))
+                            for k, s in samples.items())
+    sample_keys = OrderedDict((k, resample_keys(views, k, samples[k], weights)) for k in ranked)
+    ranks = bootstrap.competition_ranks(sample_keys[track.primary])
     size = len(views)
-    a.rank_median = np.median(ranks, axis=0)
-    a.rank_interval = bootstrap.rank_interval(ranks)
-    a.rank_frequency = np.stack([np.bincount(ranks[:, s], minlength=size + 1)[1:] for s in range(size)]) \
+    frequency = np.stack([np.bincount(ranks[:, s], minlength=size + 1)[1:] for s in range(size)]) \
         / float(options.resamples)
+    return Confidence(
+        weights, options.resamples, options.seed, df, OrderedDict((k, bootstrap.widening(d)) for k, d in df.items()),
+        [(s, int(n)) for s, n in zip(views[0].strata, views[0].sizes) if n < 10], samples, intervals, sample_keys,
+        np.median(ranks, axis=0), bootstrap.rank_interval(ranks), frequency)
 
 
 # -- significance -----------------------------------------------------------------------------
@@ -321,29 +461,26 @@ def _integers(views, statistic, totals):
     return (None, 1) if floats is None else (floats, scale)
 
 
-def _significance(a, views, options):
-    a.tests = OrderedDict()
-    a.permutations = options.permutations
-    a.adjustment = options.adjustment
-    for key in a.ranked:
+def _significance(track, views, confidence, options):
+    tests = OrderedDict()
+    for key in track.ranked:
         x, unit, strata, exact_units = contributions(views, key)
         pairs, difference, p, p_max, total, exhaustive = significance.paired_randomisation(
             x, options.permutations, options.seed, strata, exact_units)
         p_adjusted = p_max if options.adjustment == "maxT" else significance.holm(p)
-        score = a.scores[key]
-        low, high, better, worse, effect = _pair_intervals(a.samples[key], a.sample_keys[key], pairs, difference,
-                                                           a.df[key], bootstrap.difference_bounds(score.bounds))
-        units = x.shape[0] if unit == "item" else len(a.strata)
+        score = track.scores[key]
+        low, high, better, worse, effect = _pair_intervals(
+            confidence.samples[key], confidence.sample_keys[key], pairs, difference, confidence.df[key],
+            bootstrap.difference_bounds(score.bounds))
+        units = x.shape[0] if unit == "item" else len(track.strata)
         test = ("paired randomisation, %s of %d %ss, studentized%s, %s" % (
             "all %d sign patterns" % total if exhaustive else "%d seeded sign patterns" % total,
-            units, a.unit if unit == "item" else "strat", " within strata" if unit == "item" else "",
+            units, track.unit if unit == "item" else "strat", " within strata" if unit == "item" else "",
             "Westfall-Young max-T" if options.adjustment == "maxT" else "Holm"))
         test = test.replace("strats", "strata")
-        tests = PairTests(key, pairs, difference, low, high, p, p_adjusted, better, worse, effect, test, unit,
-                          -1 if score.lower_is_better else 1)
-        tests.exhaustive, tests.patterns, tests.unit_count = exhaustive, total, units
-        tests.disagreements = disagreements(tests)
-        a.tests[key] = tests
+        tests[key] = PairTests(key, pairs, difference, low, high, p, p_adjusted, better, worse, effect, test, unit,
+                               -1 if score.lower_is_better else 1, exhaustive, total, units)
+    return Significance(tests, options.permutations, options.adjustment)
 
 
 def _pair_intervals(samples, keys, pairs, difference, df, bounds, chunk=500):
@@ -392,53 +529,72 @@ def disagreements(tests, alpha=ALPHA):
 
 # -- cases and challengeR's methods ---------------------------------------------------------
 
-def _cases(a, views, options):
-    a.cases = case_values.of_views(views, a.primary, a.names)
-    treatment = options.missing
-    if treatment == "worst" and a.cases.missing.any():
+def _cases(track, views, options):
+    """(the cases of the primary score with challengeR's na.treat applied, notes)."""
+    cases = case_values.of_views(views, track.primary, track.names)
+    treatment, notes = options.missing, []
+    if treatment == "worst" and cases.missing.any():
         try:
-            case_values.worst_value(a.scores[a.primary])
+            case_values.worst_value(track.scores[track.primary])
         except ValueError:
-            a.notes.append("The score has no bound on its bad side: missing cases are left out (na.rm) instead "
-                           "of replaced by the worst value.")
+            notes.append("The score has no bound on its bad side: missing cases are left out (na.rm) instead "
+                         "of replaced by the worst value.")
             treatment = "na.rm"
-    a.cases.treat(treatment, a.scores[a.primary])
+    cases.treat(treatment, track.scores[track.primary])
+    return cases, notes
 
 
-def _methods(a):
+def _methods(track, board, cases, significance):
     """challengeR's rankings of the primary score per task, and their consensus."""
-    lower = a.lower_is_better()
-    cases = a.cases
-    a.task_rankings = OrderedDict()  # method -> list over tasks of (ranks, values)
-    for name in challenger.METHODS:
-        a.task_rankings[name] = []
-    a.case_ranks = []  # per task, (K, cases) ranks on each case (missing: after every other)
+    lower = track.lower_is_better()
+    rank = board.rank
+    task_rankings = OrderedDict((name, []) for name in challenger.METHODS)  # method -> per task (ranks, values)
+    case_ranks = []  # per task, (K, cases) ranks on each case (missing: after every other)
     for t in range(len(cases.tasks)):
         task = challenger.Oriented(cases, cases.of_task(t), lower)
-        a.case_ranks.append(challenger.case_ranks(task))
-        a.task_rankings["mean-then-rank"].append(challenger.mean_then_rank(task))
-        a.task_rankings["median-then-rank"].append(challenger.median_then_rank(task))
-        a.task_rankings["rank-then-mean"].append(challenger.rank_then_mean(task))
-        a.task_rankings["test-then-rank"].append(challenger.test_then_rank(task))
-    preference = np.argsort(a.rank, kind="mergesort").tolist()
-    a.consensus = OrderedDict()
-    for name, per_task in a.task_rankings.items():
+        case_ranks.append(challenger.case_ranks(task))
+        task_rankings["mean-then-rank"].append(challenger.mean_then_rank(task))
+        task_rankings["median-then-rank"].append(challenger.median_then_rank(task))
+        task_rankings["rank-then-mean"].append(challenger.rank_then_mean(task))
+        task_rankings["test-then-rank"].append(challenger.test_then_rank(task))
+    preference = np.argsort(rank, kind="mergesort").tolist()
+    consensus = OrderedDict()
+    for name, per_task in task_rankings.items():
         euclid, means = challenger.euclidean_consensus([r for r, _ in per_task])
-        a.consensus[name] = {"euclidean": euclid, "mean_rank": means}
-    a.kemeny = challenger.kemeny_consensus([r for r, _ in a.task_rankings["mean-then-rank"]], preference)
-    better = a.tests[a.primary].better()
-    a.wins = better.sum(axis=1)
-    a.methods = OrderedDict([("leaderboard", a.rank)])
+        consensus[name] = {"euclidean": euclid, "mean_rank": means}
+    positions, cost, optimal, is_exact, concordance = challenger.kemeny_consensus(
+        [r for r, _ in task_rankings["mean-then-rank"]], preference, -rank)
+    kemeny = Kemeny(positions, cost, optimal, is_exact, agreement.kendall_tau_b(-rank, -positions),
+                    _tau_range(rank, concordance))
+    better = significance.tests[track.primary].better()
+    wins = better.sum(axis=1)
+    methods = OrderedDict([("leaderboard", rank)])
     for name in challenger.METHODS:
-        a.methods[name] = a.consensus[name]["euclidean"]
-    a.methods["Kemeny (mean-then-rank)"] = a.kemeny[0]
-    a.methods["significance wins"] = challenger.min_ranks(a.wins.tolist())
-    a.stability = [(name, agreement.kendall_tau_b(-a.rank, -ranks), agreement.rank_distance(-a.rank, -ranks))
-                   for name, ranks in list(a.methods.items())[1:]]
-    leaders = np.flatnonzero(a.rank == 1)
+        methods[name] = consensus[name]["euclidean"]
+    methods["Kemeny (mean-then-rank)"] = positions
+    methods["significance wins"] = challenger.min_ranks(wins.tolist())
+    with_leaderboard = [(name, agreement.kendall_tau_b(-rank, -ranks), agreement.rank_distance(-rank, -ranks))
+                        for name, ranks in list(methods.items())[1:]]
+    leaders = np.flatnonzero(rank == 1)
     # Could be the winner: no leader is significantly better.
-    a.winners = [s for s in range(len(a.names)) if not better[leaders, s].any()]
-    a.groups = significance_groups(better, np.argsort(a.rank, kind="mergesort"))
+    winners = [s for s in range(len(track.names)) if not better[leaders, s].any()]
+    return Methods(task_rankings, case_ranks, consensus, kemeny, wins, methods, with_leaderboard, winners,
+                   significance_groups(better, np.argsort(rank, kind="mergesort")))
+
+
+def _tau_range(rank, concordance):
+    """Kendall's tau-b with the ranking `rank` of the linear orders whose concordant less
+    discordant pairs are concordance = (least, most): (C - D) / sqrt((n0 - n1) n0), a
+    linear order tying no pair (None without concordance or when the ranking is all ties)."""
+    if concordance is None:
+        return None
+    count = len(rank)
+    pairs = count * (count - 1) // 2
+    tied = (int(np.sum(rank[:, None] == rank[None, :])) - count) // 2
+    if pairs - tied == 0:
+        return None
+    denominator = math.sqrt(float(pairs - tied) * pairs)
+    return concordance[0] / denominator, concordance[1] / denominator
 
 
 METHODS = OrderedDict([
@@ -519,36 +675,38 @@ def _letter(index):
 
 # -- stability: per-task bootstrap, tau, stability across strata -------------------------------
 
-def _stability(a, views):
+def _stability(track, views, board, confidence, cases):
     """Per task, the bootstrap ranks (blob plots per stratum) and Kendall's tau between the
     task's ranking and each bootstrap ranking of it (challengeR's violin plot); the
     leaderboard's own tau first. Tasks are the strata when the cases are items."""
-    statistic = views[0].scores[a.primary].statistic
-    a.tau = OrderedDict()
-    a.tau["leaderboard"] = _taus(a.keys[a.primary], a.sample_keys[a.primary])
-    a.task_bootstrap = OrderedDict()
+    primary, strata = track.primary, track.strata
+    statistic = views[0].scores[primary].statistic
+    tau = OrderedDict()
+    tau["leaderboard"] = _taus(board.keys[primary], confidence.sample_keys[primary])
+    task_bootstrap = OrderedDict()
     # Each stratum's value of the primary statistic, and the submissions' ranks there.
     observed = np.concatenate([itemview.stratum_values(v, statistic) for v in views], axis=0)  # (K, H)
-    keys_by_stratum = [stratum_keys(views, a.primary, observed[:, h], h) for h in range(len(a.strata))]
-    a.stratum_values = observed
-    a.stratum_ranks = np.stack([bootstrap.competition_ranks(k)[0] for k in keys_by_stratum], axis=1) \
+    keys_by_stratum = [stratum_keys(views, primary, observed[:, h], h) for h in range(len(strata))]
+    stratum_ranks = np.stack([bootstrap.competition_ranks(k)[0] for k in keys_by_stratum], axis=1) \
         if keys_by_stratum else np.zeros((len(views), 0), dtype=np.int64)
     size = len(views)
-    a.stratum_rank_share = np.stack([np.bincount(a.stratum_ranks[s], minlength=size + 1)[1:size + 1]
-                                     for s in range(size)]) / float(max(len(a.strata), 1))
-    if a.cases.kind != "item" or len(a.strata) < 2:
-        return
-    stratum_samples = np.stack([itemview.stratum_values(v, statistic, a.weights) for v in views], axis=2)  # (R, H, K)
-    for h, stratum in enumerate(a.strata):
-        keys = keys_by_stratum[h]
-        sample_keys = resample_keys(views, a.primary, stratum_samples[:, h, :], a.weights, stratum=h)
-        ranks = bootstrap.competition_ranks(sample_keys)
-        a.task_bootstrap[stratum] = {
-            "rank": bootstrap.competition_ranks(keys)[0],
-            "frequency": np.stack([np.bincount(ranks[:, s], minlength=size + 1)[1:] for s in range(size)])
-            / float(ranks.shape[0]),
-            "median": np.median(ranks, axis=0), "interval": bootstrap.rank_interval(ranks)}
-        a.tau[stratum] = _taus(keys, sample_keys)
+    share = np.stack([np.bincount(stratum_ranks[s], minlength=size + 1)[1:size + 1]
+                      for s in range(size)]) / float(max(len(strata), 1))
+    if cases.kind == "item" and len(strata) >= 2:
+        weights = confidence.weights
+        stratum_samples = np.stack([itemview.stratum_values(v, statistic, weights) for v in views],
+                                   axis=2)  # (R, H, K)
+        for h, stratum in enumerate(strata):
+            keys = keys_by_stratum[h]
+            sample_keys = resample_keys(views, primary, stratum_samples[:, h, :], weights, stratum=h)
+            ranks = bootstrap.competition_ranks(sample_keys)
+            task_bootstrap[stratum] = {
+                "rank": bootstrap.competition_ranks(keys)[0],
+                "frequency": np.stack([np.bincount(ranks[:, s], minlength=size + 1)[1:] for s in range(size)])
+                / float(ranks.shape[0]),
+                "median": np.median(ranks, axis=0), "interval": bootstrap.rank_interval(ranks)}
+            tau[stratum] = _taus(keys, sample_keys)
+    return Stability(tau, task_bootstrap, observed, stratum_ranks, share)
 
 
 def _taus(keys, sample_keys):
@@ -574,16 +732,17 @@ def _taus(keys, sample_keys):
         return np.where(denominator > 0, score / denominator, np.nan)
 
 
-def _protocols(a):
+def _protocols(track, board):
     """Rank distance and tau-b between the rankings of every two ranked scores (oriented,
     exact keys)."""
-    a.protocol_pairs = []
-    names = a.ranked
+    out = []
+    names = track.ranked
     for x in range(len(names)):
         for y in range(x + 1, len(names)):
             p, q = names[x], names[y]
-            a.protocol_pairs.append((p, q, agreement.rank_distance(a.keys[p], a.keys[q]),
-                                     agreement.kendall_tau_b(a.keys[p], a.keys[q])))
+            out.append((p, q, agreement.rank_distance(board.keys[p], board.keys[q]),
+                        agreement.kendall_tau_b(board.keys[p], board.keys[q])))
+    return out
 
 
 # -- secondary views ------------------------------------------------------------------------------
@@ -595,12 +754,12 @@ def _decisions(views):
     return np.stack([v.columns[first.decision] for v in views]) > 0
 
 
-def _mcnemar(a, views):
-    """Secondary view: exact McNemar test of per-item correctness (pooled accuracy)."""
-    a.mcnemar = None
+def _mcnemar(views):
+    """Secondary view: exact McNemar test of per-item correctness (pooled accuracy); None
+    without decisions and truth."""
     decisions = _decisions(views)
     if decisions is None or views[0].truth is None:
-        return
+        return None
     truth = views[0].columns[views[0].truth] > 0
     correct = (decisions == truth[None, :]).astype(np.float64)
     wrong = 1.0 - correct
@@ -608,12 +767,12 @@ def _mcnemar(a, views):
     upper = np.triu_indices(len(views), 1)
     counts_b, counts_c = b[upper].astype(np.int64), b.T[upper].astype(np.int64)
     p = np.array([significance.mcnemar_exact(x, y) for x, y in zip(counts_b, counts_c)])
-    a.mcnemar = {"pairs": np.stack(upper, axis=1), "b": counts_b, "c": counts_c, "p": p,
-                 "p_holm": significance.holm(p), "accuracy": correct.mean(axis=1)}
+    return McNemar(np.stack(upper, axis=1), counts_b, counts_c, p, significance.holm(p), correct.mean(axis=1))
 
 
-def _without_ground_truth(a, views, options, foregrounds):
-    names = a.names
+def _without_ground_truth(track, views, board, options, foregrounds):
+    """The ranking without ground truth (None without decisions or foregrounds)."""
+    names = track.names
     reference = names.index(options.reference) if options.reference is not None else None
     decisions = _decisions(views)
     if foregrounds and all(foregrounds):
@@ -628,11 +787,11 @@ def _without_ground_truth(a, views, options, foregrounds):
         n_agree = significance.agreement_counts_from_gram(errors.dot(errors.T))
         unit = views[0].unit
         ref_truth = None
-        if a.ground_truth and views[0].truth is not None:
+        if options.ground_truth and views[0].truth is not None:
             truth = views[0].columns[views[0].truth] > 0
             ref_truth = _reference_accuracy(ref, truth)
     else:
-        return
+        return None
     pvalues = significance.reference_pvalues(n_agree, n_agree.T)
     np.fill_diagonal(pvalues, 1.0)
     values = significance.reference_rank_values(n_agree, pvalues, ALPHA, excluded=reference)
@@ -642,20 +801,36 @@ def _without_ground_truth(a, views, options, foregrounds):
         others = [s for s in range(len(names)) if s != reference]
         reference_rank = np.full(len(names), np.nan)
         reference_rank[others] = bootstrap.competition_ranks(values[others])[0]
-    a.gt_free = {"metrics": metrics, "reference": options.reference or "consensus majority vote",
-                 "reference_index": reference, "unit": unit, "n_agree": n_agree, "p": pvalues,
-                 "rank_values": values, "f_rank": agreement.ranks_from_scores(metrics["f_measure"]),
-                 "reference_rank": reference_rank, "reference_accuracy": ref_truth}
-    if a.ground_truth:
-        truth = a.keys[a.primary]  # the ground-truth ranking, oriented: a larger key is better
+    f_rank = agreement.ranks_from_scores(metrics["f_measure"])
+    found = None
+    if options.ground_truth:
+        truth = board.keys[track.primary]  # the ground-truth ranking, oriented: a larger key is better
         ranked = [s for s in range(len(names)) if s != reference]
-        f_measure = agreement.ranks_from_scores(metrics["f_measure"])
-        a.gt_free["agreement"] = [
-            ("pseudo F-measure", a.primary, agreement.rank_distance(truth, -f_measure),
-             agreement.kendall_tau_b(truth, -f_measure)),
-            ("reference-classifier protocol", a.primary, agreement.rank_distance(truth[ranked], values[ranked]),
-             agreement.kendall_tau_b(truth[ranked], values[ranked])),
+        found = [
+            ("pseudo F-measure", track.primary, agreement.rank_distance(truth, -f_rank),
+             agreement.kendall_tau_b(truth, -f_rank), chance_tau(truth, -f_rank)),
+            ("reference-classifier protocol", track.primary, agreement.rank_distance(truth[ranked], values[ranked]),
+             agreement.kendall_tau_b(truth[ranked], values[ranked]), chance_tau(truth[ranked], values[ranked])),
         ]
+    return GroundTruthFree(metrics, options.reference or "consensus majority vote", reference, unit, n_agree, pvalues,
+                           values, f_rank, reference_rank, ref_truth, found)
+
+
+def chance_tau(truth, other, draws=1000, seed=0):
+    """The |tau-b| that 95 of 100 random orders stay within: Kendall's tau-b between
+    `truth` and `other` shuffled (each keeping its ties), over `draws` seeded shuffles,
+    the 95th percentile (order statistic) of its absolute value; None when fewer than
+    three submissions are ranked (no order to shuffle) or a ranking is all ties. A tau-b
+    within it says nothing about agreement."""
+    truth, other = np.asarray(truth), np.asarray(other)
+    if truth.shape[0] < 3:
+        return None
+    random = np.random.RandomState(seed)
+    found = [agreement.kendall_tau_b(truth, other[random.permutation(other.shape[0])]) for _ in range(draws)]
+    if any(tau is None for tau in found):
+        return None
+    found = sorted(abs(tau) for tau in found)
+    return found[int(math.ceil(0.95 * draws)) - 1]
 
 
 def _reference_accuracy(reference, truth):

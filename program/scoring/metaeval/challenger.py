@@ -338,24 +338,33 @@ def euclidean_consensus(task_ranks):
     return min_ranks(means, higher_is_better=False), np.array([float(m) for m in means])
 
 
-def kemeny_consensus(task_ranks, tie_break=None):
+def kemeny_consensus(task_ranks, tie_break=None, reference=None):
     """challengeR's consensus(method = "symdiff/L"): a linear order minimising the summed
     symmetric-difference distance to the task rankings (a pair strictly ordered the other
     way in a task costs 2, a pair tied there 1 whatever the order, so the optimum
     minimises the pairs ordered against a task's strict preference).
     Returns (positions 1..K, the cost, the number of optimal orders (None when not exact),
-    exact). tie_break: an order of preference among optimal orders (default: index)."""
+    exact, concordance). tie_break: an order of preference among optimal orders (default:
+    index). reference: keys of another ranking (larger is better); concordance is then the
+    least and the most (concordant less discordant pairs) with it over every optimal order,
+    None without it or when the search is not exact: one optimal order's Kendall tau with
+    a ranking says little when hundreds of orders are equally optimal."""
     task_ranks = np.asarray(task_ranks)
     count = task_ranks.shape[1] if task_ranks.ndim == 2 else 0
     if count == 0:
-        return np.zeros(0, dtype=np.int64), 0, 1, True
+        return np.zeros(0, dtype=np.int64), 0, 1, True, (0, 0) if reference is not None else None
     # against[x][y]: tasks where y is strictly better than x (x placed before y costs that).
     against = np.zeros((count, count), dtype=np.int64)
     for r in task_ranks:
         against += (r[None, :] < r[:, None]).astype(np.int64)
     preference = list(range(count)) if tie_break is None else list(tie_break)
+    concordance = None
     if count <= KEMENY_EXACT:
-        order, cost, optimal = _kemeny_exact(against, preference)
+        signs = None
+        if reference is not None:
+            keys = np.asarray(reference)
+            signs = np.sign(keys[:, None] - keys[None, :]).astype(np.int64)  # [y, x]: y before x agrees
+        order, cost, optimal, concordance = _kemeny_exact(against, preference, signs)
         is_exact = True
     else:
         order, cost = _kemeny_local(against, preference)
@@ -363,20 +372,30 @@ def kemeny_consensus(task_ranks, tie_break=None):
     positions = np.empty(count, dtype=np.int64)
     positions[order] = np.arange(1, count + 1)
     ties = sum(int(np.sum(r[:, None] == r[None, :])) - count for r in task_ranks) // 2
-    return positions, 2 * cost + ties, optimal, is_exact
+    return positions, 2 * cost + ties, optimal, is_exact, concordance
 
 
-def _kemeny_exact(against, preference):
+def _kemeny_exact(against, preference, signs=None):
     """Dynamic programming over the sets S placed first: best[S] = the least cost of
     ordering S, best[S + x] = min over x of best[S] + sum over y in S of against[y][x];
     also the number of optimal orders. Among optimal orders the one whose last place
-    goes, from the end, to the least preferred submission that keeps the optimum."""
+    goes, from the end, to the least preferred submission that keeps the optimum.
+
+    Every prefix of an optimal order is an optimal order of its set (the cost of what
+    follows depends on the set only), so the optimal orders are the paths through the
+    optimal steps; with `signs` ([y, x]: +1 when placing y before x agrees with a
+    reference ranking, -1 when it goes against it, 0 when the reference ties them) the
+    same paths give the least and the most agreement (the sum of signs over the pairs)."""
     count = against.shape[0]
     size = 1 << count
     added = np.zeros((size, count), dtype=np.int64)  # added[S, x] = sum over y in S of against[y][x]
     best = np.zeros(size, dtype=np.int64)
     ways = np.zeros(size, dtype=object)
     ways[0] = 1
+    track = signs is not None
+    if track:
+        agrees = np.zeros((size, count), dtype=np.int64)  # agrees[S, x] = sum over y in S of signs[y][x]
+        least, most = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     bits = np.arange(count)
     for mask in range(1, size):
         low = mask & -mask
@@ -386,7 +405,13 @@ def _kemeny_exact(against, preference):
         totals = best[rests] + added[rests, members]
         value = totals.min()
         best[mask] = value
-        ways[mask] = sum(ways[r] for r in rests[totals == value].tolist())
+        steps = totals == value
+        ways[mask] = sum(ways[r] for r in rests[steps].tolist())
+        if track:
+            agrees[mask] = agrees[mask ^ low] + signs[low.bit_length() - 1]
+            gained = agrees[rests[steps], members[steps]]
+            least[mask] = (least[rests[steps]] + gained).min()
+            most[mask] = (most[rests[steps]] + gained).max()
     rank = dict((x, r) for r, x in enumerate(preference))
     order, mask = [], size - 1
     while mask:
@@ -396,7 +421,8 @@ def _kemeny_exact(against, preference):
         x = max(fits, key=lambda c: rank[c])
         order.append(x)
         mask ^= 1 << x
-    return order[::-1], int(best[size - 1]), int(ways[size - 1])
+    concordance = (int(least[size - 1]), int(most[size - 1])) if track else None
+    return order[::-1], int(best[size - 1]), int(ways[size - 1]), concordance
 
 
 def _kemeny_local(against, preference):

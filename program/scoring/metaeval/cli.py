@@ -1,7 +1,8 @@
 """compare.py: score several submissions with the track scorers (or read the per-item
 views evaluate.py left under private/, with --scored) and compare them.
 
-Writes OUT/ranking.csv, OUT/pairs.csv, OUT/ranks.csv, OUT/report.html, and beside it the
+Writes OUT/ranking.csv, OUT/pairs.csv, OUT/ranks.csv, OUT/report.html, the per-case values
+with the R script that ranks them with challengeR (OUT/cases.csv, OUT/challenger.R), and the
 paper's material (OUT/latex/*.tex, OUT/svg/*.svg); one progress line per submission on
 stderr. Exit status as evaluate.py: 1 a submission is invalid,
 2 the reference data (or the command line), 3 a bug.
@@ -20,7 +21,7 @@ from ..log import Log
 from .. import __version__, layout, views as view_files
 from ..metrics import significance
 from ..tracks import TRACKS
-from . import analysis, bootstrap, cases, page, submissions, unlabeled
+from . import analysis, bootstrap, cases, page, rexport, submissions, unlabeled
 
 
 def parse(argv):
@@ -183,7 +184,8 @@ def compare(args, names, progress=sys.stderr):
     closing = page.closing_note(analyses)
     report, beside = page.report_html(analyses, closing)
     written = [("ranking.csv", page.ranking_csv(analyses)), ("pairs.csv", page.pairs_csv(analyses)),
-               ("ranks.csv", page.ranks_csv(analyses)), ("report.html", report)] + sorted(beside.items())
+               ("ranks.csv", page.ranks_csv(analyses)), ("cases.csv", rexport.cases_csv(analyses)),
+               ("challenger.R", rexport.r_script(analyses)), ("report.html", report)] + sorted(beside.items())
     for filename, text in written:
         path = os.path.join(args.out, *filename.split("/"))
         if not os.path.isdir(os.path.dirname(path)):
@@ -203,5 +205,6 @@ def main(argv=None):
                         "submissions at a time, or run it on a machine with more memory.")
     if status:
         return status
-    say(sys.stderr, "Wrote ranking.csv, pairs.csv, ranks.csv, report.html, latex/ and svg/ in %s." % args.out)
+    say(sys.stderr, "Wrote ranking.csv, pairs.csv, ranks.csv, cases.csv, challenger.R, report.html, latex/ and svg/ "
+                    "in %s." % args.out)
     return 0

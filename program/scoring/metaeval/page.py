@@ -10,9 +10,8 @@ import unicodedata
 import numpy as np
 
 from ..csvtext import csv_text
-from ..errors import printable
 from .. import webpage
-from . import analysis, challenger, charts
+from . import analysis, challenger, charts, latex
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
 TASK_CHART_LIMIT = 12  # per-task charts drawn for at most this many tasks (all are in the tables)
@@ -20,13 +19,20 @@ TASK_CHART_LIMIT = 12  # per-task charts drawn for at most this many tasks (all 
 
 # -- numbers as shown -------------------------------------------------------------------
 
+def fixed(value, decimals=4, plus=False):
+    """value with `decimals` decimals (a sign always with `plus`); a value that rounds to
+    zero is 0, never -0."""
+    text = ("%+.*f" if plus else "%.*f") % (decimals, value)
+    return "%.*f" % (decimals, 0.0) if float(text) == 0 else text
+
+
 def shown(value, decimals=4):
     """Integers without decimals, p-values below 1e-4 as '< 0.0001', undefined as 'undefined'."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "undefined"
     if isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer() and decimals == 0):
         return "%d" % value
-    return "%.*f" % (decimals, value)
+    return fixed(value, decimals)
 
 
 def shown_p(p):
@@ -43,12 +49,12 @@ def _csv_number(value):
         return ""
     if isinstance(value, (int, np.integer)):
         return "%d" % value
-    return "%.10g" % value
+    return "%.10g" % (value + 0.0)  # + 0.0: -0.0 is written 0
 
 
 def _csv_numbers(values):
     """_csv_number of each float of an array (one format per value, no type test)."""
-    return ["%.10g" % v if math.isfinite(v) else "" for v in np.asarray(values, dtype=np.float64).tolist()]
+    return ["%.10g" % v if math.isfinite(v) else "" for v in (np.asarray(values, dtype=np.float64) + 0.0).tolist()]
 
 
 def direction(a, key=None):
@@ -68,21 +74,22 @@ def ranking_rows(analyses):
     rows = []
     for a in analyses:
         g = a.gt_free
-        methods = list(a.methods.values())[1:] if a.ground_truth else []
+        methods = list(a.methods.methods.values())[1:] if a.ground_truth else []
         for s, name in enumerate(a.names):
             row = [a.label, name]
             if a.ground_truth:
-                low, high = a.intervals[a.primary]
+                c, m = a.confidence, a.methods
+                low, high = c.intervals[a.primary]
                 row += [int(a.rank[s]), a.primary, _csv_number(a.values[a.primary][s]), _csv_number(low[s]),
-                        _csv_number(high[s]), "%g" % a.rank_median[s], int(a.rank_interval[0][s]),
-                        int(a.rank_interval[1][s])] + [int(m[s]) for m in methods] + [a.groups[s],
-                                                                                      int(s in a.winners)]
+                        _csv_number(high[s]), "%g" % c.rank_median[s], int(c.rank_interval[0][s]),
+                        int(c.rank_interval[1][s])] + [int(r[s]) for r in methods] + [m.groups[s],
+                                                                                      int(s in m.winners)]
             else:
                 row += [""] * 16
             if g is not None:
-                rank = g["reference_rank"][s]
-                row += [_csv_number(g["metrics"]["f_measure"][s]), int(g["f_rank"][s]),
-                        "" if s == g["reference_index"] else int(g["rank_values"][s]),
+                rank = g.reference_rank[s]
+                row += [_csv_number(g.metrics["f_measure"][s]), int(g.f_rank[s]),
+                        "" if s == g.reference_index else int(g.rank_values[s]),
                         "" if not np.isfinite(rank) else int(rank)]
             else:
                 row += [""] * 4
@@ -103,7 +110,7 @@ def pairs_csv(analyses):
     for a in analyses:
         if not a.ground_truth:
             continue
-        for key, tests in a.tests.items():
+        for key, tests in a.significance.tests.items():
             columns = [_csv_numbers(v) for v in (tests.difference, tests.low, tests.high, -tests.difference,
                                                  -tests.high, -tests.low, tests.p, tests.p_adjusted)]
             for (i, j), d, low, high, back, back_low, back_high, p, q in zip(tests.pairs.tolist(), *columns):
@@ -120,8 +127,8 @@ def ranks_csv(analyses):
         if not a.ground_truth:
             continue
         for s, name in enumerate(a.names):
-            for r in np.flatnonzero(a.rank_frequency[s] > 0):
-                rows.append([a.label, a.primary, name, int(r + 1), _csv_number(a.rank_frequency[s][r])])
+            for r in np.flatnonzero(a.confidence.rank_frequency[s] > 0):
+                rows.append([a.label, a.primary, name, int(r + 1), _csv_number(a.confidence.rank_frequency[s][r])])
     return csv_text(["track", "score", "submission", "rank", "share"], rows)
 
 
@@ -158,17 +165,25 @@ class Html(object):
     def raw(self, text):
         self.parts.append(text)
 
-    def table(self, columns, rows, caption="", wrap=False):
-        """wrap: text cells wrap (a table of sentences) instead of scrolling sideways."""
-        self.parts.append(webpage.table(columns, rows, caption, cell=_cell, numeric=_numeric, wrap=wrap))
+    def table(self, columns, rows, caption="", wrap=False, narrow=None):
+        """wrap: text cells wrap (a table of sentences) instead of scrolling sideways.
+        narrow: a ranking table, whose first `narrow` columns are all a phone shows (the
+        names and the score's cell wrap, the score on one line, its interval on the next),
+        the others hidden there, with a note saying so."""
+        self.parts.append(webpage.table(columns, rows, caption, cell=_cell, numeric=_numeric, wrap=wrap,
+                                        narrow=narrow))
+        if narrow is not None and len(columns) > narrow:
+            self.parts.append('<p class="narrow">On a narrow screen the table shows %s only; %s show on a '
+                              'wider screen.</p>' % (webpage.text(", ".join(columns[:narrow])),
+                                                     webpage.text(", ".join(columns[narrow:]))))
 
     def figure(self, svg, caption, name):
         """A chart inline, and as the standalone file svg/<name>.svg. Its displayed width is
-        its own up to the page's, and never below 60% of it (text stays at least 7 px; a
-        wider chart scrolls in its box on a phone)."""
+        its own up to the page's, and never below 80% of it (its 12 px text stays at least
+        9.6 px, legible; a wider chart scrolls in its box on a phone)."""
         width = int(re.search(r'width="(\d+)"', svg).group(1))
         sized = svg.replace("<svg ", '<svg style="width:100%%;max-width:%dpx;min-width:%dpx" ' % (
-            width, int(0.6 * width)), 1)
+            width, int(0.8 * width)), 1)
         path = "svg/%s.svg" % name
         self.files[path] = '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
         self.parts.append('<figure>%s<figcaption>%s (<a href="%s">SVG</a>)</figcaption></figure>' % (
@@ -186,8 +201,15 @@ def _numeric(value):
     return isinstance(value, (int, float, np.integer, np.floating))
 
 
-def _interval(value, low, high):
-    return "%.4f [%.4f, %.4f]" % (value, low, high)
+def _interval(value, low, high, wraps=False):
+    """'value [low, high]'; wraps: the line may break before the interval only."""
+    return "%s [%s,%s%s]" % (fixed(value), fixed(low), "\u00a0" if wraps else " ", fixed(high))
+
+
+def _rank_interval(a, s):
+    """Submission s's median bootstrap rank and its 95% interval."""
+    c = a.confidence
+    return "%s [%d, %d]" % (shown_rank(c.rank_median[s]), c.rank_interval[0][s], c.rank_interval[1][s])
 
 
 def _order(a):
@@ -204,14 +226,14 @@ def at_a_glance(analyses):
             continue
         leaders = [s for s in _order(a) if a.rank[s] == 1]
         leader = int(leaders[0])
-        low, high = a.intervals[a.primary]
-        beaten = int(a.tests[a.primary].better()[leader].sum())
+        low, high = a.confidence.intervals[a.primary]
+        beaten = int(a.significance.tests[a.primary].better()[leader].sum())
         items.append('<li><strong>%s</strong>: leader %s, <span data-primary="%s">%s %s</span> (%s); '
                      'significantly ahead of %d of %d others; could win: %d submission%s</li>' % (
                          webpage.text(a.label), webpage.text(" and ".join(a.names[s] for s in leaders)),
                          html.escape(a.primary), webpage.text(a.primary),
                          _interval(a.values[a.primary][leader], low[leader], high[leader]), direction(a), beaten,
-                         len(a.names) - 1, len(a.winners), "" if len(a.winners) == 1 else "s"))
+                         len(a.names) - 1, len(a.methods.winners), "" if len(a.methods.winners) == 1 else "s"))
     return '<ul class="glance">%s</ul>' % "".join(items)
 
 
@@ -225,13 +247,13 @@ def summary(doc, analyses):
             doc.raw("</div>")
             continue
         order = _order(a)
-        low, high = a.intervals[a.primary]
-        rows = [[int(a.rank[s]), a.names[s], _interval(a.values[a.primary][s], low[s], high[s]),
-                 "%s [%d, %d]" % (shown_rank(a.rank_median[s]), a.rank_interval[0][s], a.rank_interval[1][s]),
-                 a.groups[s], "yes" if s in a.winners else "no"] for s in order]
+        low, high = a.confidence.intervals[a.primary]
+        rows = [[int(a.rank[s]), a.names[s], _interval(a.values[a.primary][s], low[s], high[s], True),
+                 _rank_interval(a, s),
+                 a.methods.groups[s], "yes" if s in a.methods.winners else "no"] for s in order]
         doc.table(["rank", "submission", "%s [95%%] (%s)" % (a.primary, direction(a)), "bootstrap rank [95%]",
-                   "group", "could win"], rows, "Every submission, by rank")
-        tests = a.tests[a.primary]
+                   "group", "could win"], rows, "Every submission, by rank", narrow=3)
+        tests = a.significance.tests[a.primary]
         better = tests.better()
         significant = int(np.count_nonzero(tests.p_adjusted < analysis.ALPHA))
         leader = int(order[0])
@@ -239,9 +261,10 @@ def summary(doc, analyses):
                       "The leader %s is significantly better than %d of the %d others; %.1f%% of the bootstrap "
                       "resamples rank it first. Could be the winner (no leader is significantly better): %s." % (
                           significant, len(tests.pairs), a.primary, tests.test, a.names[leader],
-                          int(better[leader].sum()), len(a.names) - 1, 100 * a.rank_frequency[leader][0],
-                          ", ".join(a.names[s] for s in a.winners)))
-        stable = "; ".join("%s: %s" % (name, shown(tau, 3)) for name, tau, _ in a.stability)
+                          int(better[leader].sum()), len(a.names) - 1, 100 * a.confidence.rank_frequency[leader][0],
+                          ", ".join(a.names[s] for s in a.methods.winners)))
+        stable = "; ".join("%s: %s" % (name, _method_tau(a, name, tau, summary=True))
+                           for name, tau, _ in a.methods.agreement)
         doc.paragraph("Kendall's tau-b of each other ranking method with the leaderboard (1 = the same order): "
                       "%s." % stable)
         if tests.disagreements:
@@ -293,21 +316,31 @@ def _confidence(doc, a, anchor, name):
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
         "score's range. Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
-            a.resamples, a.seed, a.unit, "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.widening[k], a.df[k])
-                                                   for k in a.ranked)))
-    if a.small_strata:
+            a.confidence.resamples, a.confidence.seed, a.unit,
+            "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.confidence.widening[k], a.confidence.df[k])
+                      for k in a.ranked)))
+    if a.confidence.small_strata:
         doc.paragraph("Small strata (fewer than 10 %ss): %s; their intervals rest on few items." % (
-            a.unit, ", ".join("%s (%d)" % s for s in a.small_strata)))
+            a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))
     rows = []
+    given = a.leaderboard.given
+    keys = [a.primary] + [k for k in a.ranked if k != a.primary]
     for s in order:
         row = [int(a.rank[s]), a.names[s]]
-        for key in a.ranked:
-            low, high = a.intervals[key]
-            row.append(_interval(a.values[key][s], low[s], high[s]))
+        for key in keys:
+            low, high = a.confidence.intervals[key]
+            row.append(_interval(a.values[key][s], low[s], high[s], True) if given[key][s] else
+                       "none given (%s on the leaderboard)" % fixed(a.values[key][s]))
         rows.append(row)
-    doc.table(["rank", "submission"] + ["%s (%s)" % (k, direction(a, k)) for k in a.ranked], rows,
-              "Ranked by %s" % a.primary)
-    low, high = a.intervals[a.primary]
+    doc.table(["rank", "submission"] + ["%s [95%%] (%s)" % (k, direction(a, k)) for k in keys], rows,
+              "Ranked by %s" % a.primary, narrow=3)
+    for key in a.ranked:
+        for s in order:
+            if not given[key][s]:
+                doc.paragraph("%s gave none of the input of %s (the view's column %s is 0 on every %s): its "
+                              "leaderboard value %s is the track's value for nothing, not a measurement." % (
+                                  a.names[s], key, a.scores[key].given, a.unit, fixed(a.values[key][s])))
+    low, high = a.confidence.intervals[a.primary]
     labels = ["%d. %s" % (a.rank[s], a.names[s]) for s in order]
     x_range = _range(a, a.primary, np.concatenate([low, high]))
     doc.figure(charts.forest(labels, a.values[a.primary][order], low[order], high[order],
@@ -323,24 +356,26 @@ def _uncertainty(doc, a, anchor, name):
     doc.heading(3, "How certain is the ranking", anchor + "-uncertainty")
     order = _order(a)
     names = [a.names[s] for s in order]
-    doc.figure(charts.blob(names, a.rank_frequency[order], a.rank_median[order], a.rank_interval[0][order],
-                           a.rank_interval[1][order], "Bootstrap rank distributions of %s" % a.primary,
+    c = a.confidence
+    doc.figure(charts.blob(names, c.rank_frequency[order], c.rank_median[order], c.rank_interval[0][order],
+                           c.rank_interval[1][order], "Bootstrap rank distributions of %s" % a.primary,
                            "Per submission, the share of bootstrap resamples giving each rank."),
                "Blob plot (challengeR's stability plot): a disc's area is the share of resamples giving that "
                "rank; black dot: median rank; line: 95% interval of the rank.", name + "-ranks")
     doc.reading("A submission whose discs spread over several ranks could have landed elsewhere on another "
                 "test set; one large disc means its place is stable.")
-    groups = [("leaderboard", a.tau["leaderboard"])] + [(t, v) for t, v in a.tau.items() if t != "leaderboard"]
+    tau = a.stability.tau
+    groups = [("leaderboard", tau["leaderboard"])] + [(t, v) for t, v in tau.items() if t != "leaderboard"]
     doc.figure(charts.violin(groups[:TASK_CHART_LIMIT + 1], "Kendall's tau with each bootstrap ranking",
                              "Kendall's tau-b"),
                "Violin plot (challengeR's violin): per ranking (the leaderboard, then each stratum's), the "
                "distribution over the resamples of Kendall's tau-b between it and the ranking of the resample; "
                "bar: median.", name + "-tau")
     medians = [float(np.median(v)) for _, v in groups[1:] if len(v)]
-    spread = (", from %.3f to %.3f in the strata" % (min(medians), max(medians))) if medians else ""
-    doc.reading("Tau near 1 means resampling the test set keeps the order (median tau %.3f for the leaderboard%s); "
+    spread = (", from %s to %s in the strata" % (fixed(min(medians), 3), fixed(max(medians), 3))) if medians else ""
+    doc.reading("Tau near 1 means resampling the test set keeps the order (median tau %s for the leaderboard%s); "
                 "a low or widely spread tau means the order rests on the particular test items." % (
-                    float(np.median(groups[0][1])) if len(groups[0][1]) else float("nan"), spread))
+                    shown(float(np.median(groups[0][1])) if len(groups[0][1]) else float("nan"), 3), spread))
 
 
 def _strata(doc, a, anchor, name):
@@ -348,9 +383,9 @@ def _strata(doc, a, anchor, name):
         return
     doc.heading(3, "Per stratum", anchor + "-strata")
     order = _order(a)
-    statistic_values = a.stratum_values
-    ranks = a.stratum_ranks
-    rows = [[a.names[s]] + ["%.4f (%d)" % (statistic_values[s, h], ranks[s, h]) for h in range(len(a.strata))]
+    statistic_values = a.stability.stratum_values
+    ranks = a.stability.stratum_ranks
+    rows = [[a.names[s]] + ["%s (%d)" % (fixed(statistic_values[s, h]), ranks[s, h]) for h in range(len(a.strata))]
             for s in order]
     doc.table(["submission"] + list(a.strata), rows, "%s of each stratum (rank in the stratum)" % a.primary)
     doc.figure(charts.podium(a.names, order, statistic_values, a.strata, "%s (%s)" % (a.primary, direction(a)),
@@ -359,9 +394,9 @@ def _strata(doc, a, anchor, name):
                "stratum.", name + "-podium")
     doc.reading("Lines that cross show strata where the order differs from the leaderboard's: a submission "
                 "strong on some strata and weak on others.")
-    if a.task_bootstrap:
-        doc.figure(charts.blob([a.names[s] for s in order], a.stratum_rank_share[order],
-                               np.median(a.stratum_ranks, axis=1)[order], None, None,
+    if a.stability.task_bootstrap:
+        doc.figure(charts.blob([a.names[s] for s in order], a.stability.stratum_rank_share[order],
+                               np.median(a.stability.stratum_ranks, axis=1)[order], None, None,
                                "Ranks across strata", "Per submission, the share of strata giving each rank.",
                                what="strata"),
                    "Stability across strata (challengeR's blob plot across tasks): a disc's area is the share of "
@@ -369,7 +404,7 @@ def _strata(doc, a, anchor, name):
                    name + "-across-strata")
         doc.reading("Submissions with one disc rank the same on every stratum; spread discs mean the ranking "
                     "depends on which strata the test set holds.")
-        for h, (stratum, found) in enumerate(list(a.task_bootstrap.items())[:TASK_CHART_LIMIT]):
+        for h, (stratum, found) in enumerate(list(a.stability.task_bootstrap.items())[:TASK_CHART_LIMIT]):
             task_order = np.argsort(found["rank"], kind="mergesort")
             doc.figure(charts.blob([a.names[s] for s in task_order], found["frequency"][task_order],
                                    found["median"][task_order], found["interval"][0][task_order],
@@ -394,14 +429,22 @@ def _cases(doc, a, anchor, name):
     order = _order(a)
     names = [a.names[s] for s in order]
     y_range = _range(a, a.primary, cases.values)
+    given = cases.values[np.isfinite(cases.values)]
+    binary = given.size > 0 and bool(np.all((given == 0) | (given == 1)))
+    if binary:
+        doc.paragraph("Every case's value is 0 or 1 (a %s right or wrong): a dot and box plot of them would show "
+                      "two dots and an empty box, so none is drawn; the share of 1s of a submission in a task is "
+                      "its %s there (%s)." % (unit, a.primary, "the Per stratum table" if len(a.strata) > 1 else
+                                              "the score above"))
     for t, task in enumerate(cases.tasks[:TASK_CHART_LIMIT]):
         columns = cases.of_task(t)
         rows = [cases.values[s, columns] for s in order]
-        doc.figure(charts.dot_box(names, rows, "%s per case: %s" % (a.primary, task), "%s (%s)" % (
-            a.primary, direction(a)), y_range),
-            "Dot and box plot (challengeR's boxplot) of task %s: every case's value, and the quartiles." % task,
-            "%s-cases-%d" % (name, t))
-        ranks = a.case_ranks[t]
+        if not binary:
+            doc.figure(charts.dot_box(names, rows, "%s per case: %s" % (a.primary, task), "%s (%s)" % (
+                a.primary, direction(a)), y_range),
+                "Dot and box plot (challengeR's boxplot) of task %s: every case's value, and the quartiles." % task,
+                "%s-cases-%d" % (name, t))
+        ranks = a.methods.case_ranks[t]
         counts = np.stack([np.bincount(ranks[s], minlength=len(a.names) + 2)[1:len(a.names) + 1]
                            for s in order])
         doc.figure(charts.heatmap(names, counts, "Ranks per case: %s" % task,
@@ -410,15 +453,15 @@ def _cases(doc, a, anchor, name):
                    "the rank on a case; darker cells, more cases." % task, "%s-heatmap-%d" % (name, t))
     if len(cases.tasks) > TASK_CHART_LIMIT:
         doc.paragraph("Charts drawn for the first %d of %d tasks." % (TASK_CHART_LIMIT, len(cases.tasks)))
-    doc.reading("A submission whose dots sit high with a short box is good on most cases; a dark diagonal in the "
-                "heatmap means the cases agree with the final order, dark cells off it mean many cases order "
-                "the submissions otherwise.")
+    doc.reading(("" if binary else "A submission whose dots sit high with a short box is good on most cases; a ")
+                + ("A" if binary else "") + " dark diagonal in the heatmap means the cases agree with the final "
+                "order, dark cells off it mean many cases order the submissions otherwise.")
 
 
 def _missing(doc, a):
     cases = a.cases
     counted = cases.missing.sum(axis=1)
-    if not cases.missing.any() and not any(a.missing_items):
+    if not cases.missing.any() and not any(a.leaderboard.missing_items):
         doc.paragraph("Missing cases: none (every submission gave every case).")
         return
     treatment = {"track": "kept at the value the track scored them with (the leaderboard's rule; challengeR's "
@@ -427,8 +470,8 @@ def _missing(doc, a):
                  "worst": "replaced by %s, the worst value of the score (challengeR's na.treat = %s)" % (
                      shown(cases.replaced), shown(cases.replaced))}.get(
         cases.treatment, "replaced by %s (challengeR's na.treat = %s)" % (cases.treatment, cases.treatment))
-    rows = [[a.names[s], int(a.missing_items[s]), int(counted[s])] for s in range(len(a.names))
-            if a.missing_items[s] or counted[s]]
+    rows = [[a.names[s], int(a.leaderboard.missing_items[s]), int(counted[s])] for s in range(len(a.names))
+            if a.leaderboard.missing_items[s] or counted[s]]
     doc.table(["submission", "%ss not given" % a.unit, "missing cases"], rows, "Missing cases")
     doc.paragraph("Items a submission did not give are scored by the track's own rule on the leaderboard, in "
                   "the intervals and in the tests; in the per-case analysis below (challengeR's methods, dot "
@@ -438,27 +481,55 @@ def _missing(doc, a):
 def _methods(doc, a, anchor, name):
     doc.heading(3, "Ranking methods (challengeR) and stability", anchor + "-methods")
     order = _order(a)
-    methods = list(a.methods.items())
+    methods = list(a.methods.methods.items())
     doc.table(["method", "what it ranks by", "challengeR"],
               [[method, text, _challenger(method)] for method, text in analysis.METHODS.items()],
               "The methods, and the challengeR 1.0.5 function each reproduces", wrap=True)
     doc.table(["submission"] + [method for method, _ in methods] + ["P(rank 1)"],
-              [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.rank_frequency[s][0])]
+              [[a.names[s]] + [int(r[s]) for _, r in methods] + ["%.1f%%" % (100 * a.confidence.rank_frequency[s][0])]
                for s in order], "Ranks of %s by each method (ties share the best rank); P(rank 1) over the "
                                 "bootstrap resamples" % a.primary)
-    positions, cost, optimal, exact = a.kemeny
+    kemeny = a.methods.kemeny
+    if not kemeny.exact:
+        how = ("not exact beyond %d submissions: a local optimum reached from the leaderboard's order, whose tau "
+               "with the leaderboard leans towards it" % challenger.KEMENY_EXACT)
+    elif kemeny.optimal > 1:
+        how = ("exact, one of %d equally optimal orders, the one closest to the leaderboard where they differ "
+               "(the tie-break); over all %d, Kendall's tau-b with the leaderboard ranges %s, and the one shown "
+               "has %s, which measures the tie-break as much as the agreement" % (
+                   kemeny.optimal, kemeny.optimal, _tau_range_text(kemeny.tau_range), shown(kemeny.tau, 3)))
+    else:
+        how = "exact, the only optimal order"
     doc.paragraph("Kemeny consensus of the mean-then-rank task rankings: %s (summed symmetric-difference "
-                  "distance %d)." % (
-                      ("exact, one of %d optimal orders, ties among them broken by the leaderboard" % optimal
-                       if optimal > 1 else "exact, the only optimal order") if exact else
-                      "not exact beyond %d submissions: a local optimum reached from the leaderboard's order"
-                      % challenger.KEMENY_EXACT, cost))
+                  "distance %d)." % (how, kemeny.cost))
     doc.table(["method", "Kendall tau-b with the leaderboard", "rank distance"],
-              [[method, shown(tau, 3), "%g" % distance] for method, tau, distance in a.stability],
+              [[method, _method_tau(a, method, tau), "%g" % distance] for method, tau, distance in a.methods.agreement],
               "Rank distance: pairwise tie-aware (a pair ordered oppositely costs 1, a pair tied in one ranking "
-              "only 0.5)")
+              "only 0.5)%s" % ("; Kemeny: the order shown, and the range over its %d optimal orders"
+                               % kemeny.optimal if kemeny.exact and kemeny.optimal > 1 else ""))
     doc.reading("Where the methods agree (tau near 1), the winner does not depend on how the cases are "
                 "aggregated; a method that moves a submission far says its lead rests on the aggregation.")
+
+
+def _tau_range_text(tau_range):
+    return "from %s to %s" % (shown(tau_range[0], 3), shown(tau_range[1], 3)) if tau_range else "undefined"
+
+
+def _method_tau(a, method, tau, summary=False):
+    """A method's tau-b with the leaderboard as shown. For a Kemeny consensus with several
+    optimal orders, the range over them (in the summary, the range alone; in the table,
+    beside the tau of the order shown); for a local optimum, said to start from the
+    leaderboard's order (which its tau leans towards)."""
+    kemeny = a.methods.kemeny
+    if not method.startswith("Kemeny"):
+        return shown(tau, 3)
+    if not kemeny.exact:
+        return "%s (a local optimum reached from the leaderboard's order)" % shown(tau, 3)
+    if kemeny.optimal > 1:
+        over = "%s over %s%d optimal orders" % (_tau_range_text(kemeny.tau_range), "its " if summary else "",
+                                                kemeny.optimal)
+        return over if summary else "%s (%s)" % (shown(tau, 3), over)
+    return shown(tau, 3)
 
 
 def _challenger(method):
@@ -483,11 +554,11 @@ def _significance(doc, a, anchor, name):
         "%.5f); a pattern whose statistic equals the observed one counts, decided exactly. Multiplicity: %s over "
         "the pairs of each score, on the same patterns. Interval: paired bootstrap of the difference; effect: "
         "difference / its bootstrap SD; P(A better): share of resamples where A is strictly better." % (
-            a.unit, a.permutations, 1.0 / (a.permutations + 1),
-            "Westfall and Young's max-T step-down" if a.adjustment == "maxT" else "Holm's step-down"))
+            a.unit, a.significance.permutations, 1.0 / (a.significance.permutations + 1),
+            "Westfall and Young's max-T step-down" if a.significance.adjustment == "maxT" else "Holm's step-down"))
     order = _order(a)
     rank = dict((s, r) for r, s in enumerate(order))
-    for number, (key, tests) in enumerate(a.tests.items()):
+    for number, (key, tests) in enumerate(a.significance.tests.items()):
         better = tests.better()
         doc.figure(charts.significance_map([a.names[s] for s in order], better[np.ix_(order, order)],
                                            "Significance map: %s" % key),
@@ -506,8 +577,9 @@ def _significance(doc, a, anchor, name):
             if rank[i] > rank[j]:
                 i, j, sign = j, i, -1
             low, high = sorted((sign * tests.low[k], sign * tests.high[k]))
-            rows.append([a.names[i], a.names[j], "%+.4f [%+.4f, %+.4f]" % (sign * tests.difference[k], low, high),
-                         "%+.2f" % (sign * tests.effect[k]),
+            rows.append([a.names[i], a.names[j], "%s [%s, %s]" % (fixed(sign * tests.difference[k], plus=True),
+                                                                  fixed(low, plus=True), fixed(high, plus=True)),
+                         fixed(sign * tests.effect[k], 2, plus=True),
                          "%.1f%%" % (100 * (tests.p_better[k] if sign > 0 else tests.p_worse[k])),
                          shown_p(tests.p[k]), shown_p(tests.p_adjusted[k]),
                          "yes" if tests.p_adjusted[k] < analysis.ALPHA else "no"])
@@ -524,10 +596,10 @@ def _significance(doc, a, anchor, name):
             doc.paragraph("The raw test and the 95%% interval of the difference agree on every pair of %s." % key)
     doc.reading("A green cell is a difference the test set supports after accounting for the number of pairs "
                 "compared; white cells are pairs whose order could flip on another test set.")
-    m = getattr(a, "mcnemar", None)
+    m = a.mcnemar
     if m is not None:
         rows = [[a.names[i], a.names[j], int(b), int(c), shown_p(p), shown_p(q)]
-                for (i, j), b, c, p, q in zip(m["pairs"].tolist(), m["b"], m["c"], m["p"], m["p_holm"])]
+                for (i, j), b, c, p, q in zip(m.pairs.tolist(), m.b, m.c, m.p, m.p_holm)]
         if len(a.names) > PAIR_TABLE_LIMIT:
             rows = rows[:len(a.names) - 1]
         doc.table(["A", "B", "b (A right, B wrong)", "c (A wrong, B right)", "p", "Holm p"], rows,
@@ -556,20 +628,20 @@ def _protocols(doc, a, anchor):
 def _gt_free(doc, a, anchor):
     g = a.gt_free
     doc.heading(3, "Without ground truth", anchor + "-gtfree")
-    reference = g["reference"]
+    reference = g.reference
     text = ("Fedorchuk and Lamiroy (ICAPR 2017): the consensus P(d) is the share of submissions deciding "
             "positive on item d; pseudo-metrics compare each submission to it (NRM: lower is better). "
             "Reference-classifier McNemar test (reference: %s), per %s; ranking protocol: every pair with "
             "p < 0.05 adds one to the rank value of the submission that agrees more with the reference." % (
-                reference, g["unit"]))
-    if g["reference_index"] is None:
+                reference, g.unit))
+    if g.reference_index is None:
         text += (" The majority vote includes the two submissions compared: with %d submissions each holds 1/%d "
                  "of the vote, so the reference leans towards both and the test is not independent of the pair."
                  % (len(a.names), len(a.names)))
     else:
         text += " The reference submission is not ranked by the protocol (it would agree with itself everywhere)."
     doc.paragraph(text)
-    accuracy = g.get("reference_accuracy")
+    accuracy = g.reference_accuracy
     if accuracy is not None:
         doc.paragraph("The reference's own accuracy against the ground truth: %.4f (balanced %.4f); the paper "
                       "assumes a reference better than random (above 0.5): %s." % (
@@ -578,93 +650,103 @@ def _gt_free(doc, a, anchor):
     names = ["precision", "recall", "f_measure", "nrm", "ncc", "psnr"]
     rows = []
     for s in range(len(a.names)):
-        own = s == g["reference_index"]
-        rows.append([a.names[s]] + [float(g["metrics"][m][s]) for m in names]
-                    + [int(g["f_rank"][s]), "reference" if own else int(g["rank_values"][s]),
-                       "reference" if own else int(g["reference_rank"][s])])
+        own = s == g.reference_index
+        rows.append([a.names[s]] + [float(g.metrics[m][s]) for m in names]
+                    + [int(g.f_rank[s]), "reference" if own else int(g.rank_values[s]),
+                       "reference" if own else int(g.reference_rank[s])])
     doc.table(["submission"] + names + ["rank by pseudo F", "reference rank value", "rank by reference protocol"],
               rows)
-    if "agreement" in g:
+    if g.agreement is not None:
         pairs = len(a.names) * (len(a.names) - 1) // 2
         doc.table(["ground-truth-free ranking", "ground-truth score", "rank distance", "tau-b"],
-                  [[n, k, "%g" % d, shown(t, 3)] for n, k, d, t in g["agreement"]],
+                  [[n, k, "%g" % d, shown(t, 3)] for n, k, d, t, _ in g.agreement],
                   "Agreement with the ranking by the ground-truth score")
-        doc.reading(agreement_sentence(a, g["agreement"], pairs))
+        doc.reading(agreement_sentence(a, g.agreement, pairs))
     else:
         doc.reading("Without ground truth these rankings say which submissions agree with the others; they "
                     "rank a submission well for agreeing, not for being right.")
 
 
 def agreement_sentence(a, rows, pairs):
-    """What the agreement of the ground-truth-free rankings with the ground truth means."""
+    """What the agreement of the ground-truth-free rankings with the ground truth means. A
+    tau-b within what 95 of 100 random orders reach (chance_tau) is no agreement, neither
+    for nor against; beyond it, positive is agreement (mostly from 0.6) and negative an
+    order against the ground truth."""
     parts = []
-    for name, key, distance, tau in rows:
+    for name, key, distance, tau, chance in rows:
         if tau is None:
             reading = "cannot be compared (one ranking is all ties)"
         elif distance == 0:
             reading = "orders the submissions exactly as %s does" % key
+        elif chance is None or abs(tau) <= chance:
+            reading = ("shows no agreement with %s beyond chance (tau-b %s%s)" % (
+                key, shown(tau, 3), "" if chance is None else "; 95 of 100 random orders reach |tau-b| %s"
+                % shown(chance, 3)))
         elif tau >= 0.6:
             reading = "mostly agrees with %s (tau-b %s; %g of %d pairs out of order)" % (key, shown(tau, 3),
                                                                                        distance, pairs)
         elif tau > 0:
             reading = "agrees only loosely with %s (tau-b %s)" % (key, shown(tau, 3))
         else:
-            reading = ("orders the submissions against %s (tau-b %s): without ground truth it would have "
-                       "ranked them the wrong way round" % (key, shown(tau, 3)))
+            reading = ("orders the submissions against %s (tau-b %s, beyond the %s that 95 of 100 random orders "
+                       "reach): without ground truth it would have ranked them largely the wrong way round"
+                       % (key, shown(tau, 3), shown(chance, 3)))
         parts.append("the %s ranking %s" % (name, reading))
     return "Checked against the ground truth, " + "; ".join(parts) + "."
 
 
 def paper_files(doc, analyses):
-    """latex/<track>-ranking.tex and latex/<track>-strata.tex for every track with ground truth."""
+    """latex/<track>-ranking.tex and latex/<track>-strata.tex for every track with ground
+    truth, and latex/example.tex, a document that inputs them all."""
+    inputs = []
     for a in analyses:
         if not a.ground_truth:
             continue
         name = slug(a.label)
-        doc.files["latex/%s-ranking.tex" % name] = latex_ranking(a)
+        files = [("%s-ranking.tex" % name, "tab:%s-ranking" % name)]
+        doc.files["latex/" + files[0][0]] = latex_ranking(a, files[0][1])
         if len(a.strata) > 1:
-            doc.files["latex/%s-strata.tex" % name] = latex_strata(a)
+            files.append(("%s-strata.tex" % name, "tab:%s-strata-1" % name))
+            doc.files["latex/" + files[1][0]] = latex_strata(a, "tab:%s-strata" % name)
+        inputs.append(("Track %s" % a.label, files))
+    if inputs:
+        doc.files["latex/example.tex"] = latex.example(inputs)
 
 
-_LATEX = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-          "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-
-
-def latex(text):
-    """Text for a LaTeX table cell (UTF-8 kept; control, bidirectional and invisible
-    characters written as escapes, errors.printable; LaTeX's special characters escaped)."""
-    return "".join(_LATEX.get(c, c) for c in printable(str(text)))
-
-
-def latex_ranking(a):
+def latex_ranking(a, label):
     """The final ranking with the 95% interval of the score and of the rank, the
-    significance groups and whether a submission could win (booktabs)."""
-    low, high = a.intervals[a.primary]
-    lines = ["% compare.py: the ranking of track " + latex(a.label) + " by " + latex(a.primary) +
-             " (" + direction(a) + "); needs \\usepackage{booktabs}",
-             "\\begin{tabular}{rlrrlll}", "\\toprule",
-             "Rank & Submission & %s & 95\\%% interval & Bootstrap rank [95\\%%] & Group & Could win \\\\"
-             % latex(a.primary), "\\midrule"]
-    for s in _order(a):
-        lines.append("%d & %s & %.4f & [%.4f, %.4f] & %s [%d, %d] & %s & %s \\\\" % (
-            a.rank[s], latex(a.names[s]), a.values[a.primary][s], low[s], high[s], shown_rank(a.rank_median[s]),
-            a.rank_interval[0][s], a.rank_interval[1][s], latex(a.groups[s]), "yes" if s in a.winners else "no"))
-    lines += ["\\bottomrule", "\\end{tabular}", ""]
-    return "\n".join(lines)
+    significance groups and whether a submission could win."""
+    low, high = a.confidence.intervals[a.primary]
+    rows = [["%d" % a.rank[s], a.names[s], fixed(a.values[a.primary][s]), "[%s, %s]" % (fixed(low[s]), fixed(high[s])),
+             _rank_interval(a, s), a.methods.groups[s], "yes" if s in a.methods.winners else "no"] for s in _order(a)]
+    caption = ("Track %s, ranked by %s (%s): the score and its 95%% bootstrap interval, the median bootstrap rank "
+               "and its 95%% interval, the significance group (submissions sharing a letter do not differ "
+               "significantly at the 5%% level) and whether the submission could be the winner." % (
+                   a.label, a.primary, direction(a)))
+    return latex.tables(label, caption, ["Rank", "Submission", a.primary, "95% interval", "Bootstrap rank",
+                                         "Group", "Could win"], rows, "rlrllll",
+                        "compare.py: the ranking of track %s by %s" % (a.label, a.primary))
 
 
-def latex_strata(a):
-    """Per stratum, each submission's value of the primary score and its rank there."""
-    columns = "l" + "r" * len(a.strata)
-    lines = ["% compare.py: " + latex(a.primary) + " per stratum of track " + latex(a.label) +
-             " (rank in the stratum in parentheses); needs \\usepackage{booktabs}",
-             "\\begin{tabular}{%s}" % columns, "\\toprule",
-             "Submission & %s \\\\" % " & ".join(latex(s) for s in a.strata), "\\midrule"]
-    for s in _order(a):
-        lines.append("%s & %s \\\\" % (latex(a.names[s]), " & ".join(
-            "%.4f (%d)" % (a.stratum_values[s, h], a.stratum_ranks[s, h]) for h in range(len(a.strata)))))
-    lines += ["\\bottomrule", "\\end{tabular}", ""]
-    return "\n".join(lines)
+def latex_strata(a, label):
+    """Per stratum, each submission's value of the primary score and its rank there; the
+    strata in as many tables as the text width needs (labels label-1, label-2, ...)."""
+    order = _order(a)
+    names = [a.names[s] for s in order]
+    columns = [(stratum, ["%s (%d)" % (fixed(a.stability.stratum_values[s, h]), a.stability.stratum_ranks[s, h])
+                          for s in order]) for h, stratum in enumerate(a.strata)]
+    groups = latex.column_groups(("Submission", names), columns, names)
+    parts = []
+    for number, group in enumerate(groups):
+        header = ["Submission"] + [columns[h][0] for h in group]
+        rows = [[names[r]] + [columns[h][1][r] for h in group] for r in range(len(names))]
+        which = (" (%s %d to %d of %d)" % ("strata" if len(group) > 1 else "stratum", group[0] + 1, group[-1] + 1,
+                                          len(a.strata)) if len(groups) > 1 else "")
+        caption = ("Track %s: %s (%s) of each submission in each stratum%s, its rank there in parentheses."
+                   % (a.label, a.primary, direction(a), which))
+        parts.append(latex.tables("%s-%d" % (label, number + 1), caption, header, rows, "l" + "r" * len(group),
+                                  "compare.py: %s per stratum of track %s%s" % (a.primary, a.label, which)))
+    return "".join(parts)
 
 
 def report_html(analyses, closing):
@@ -676,7 +758,9 @@ def report_html(analyses, closing):
     paper_files(doc, analyses)
     doc.heading(2, "For the paper", "paper")
     doc.paragraph("Beside this page: every chart as a standalone SVG file and the LaTeX tables (booktabs) of the "
-                  "final rankings and of the per-stratum results.")
+                  "final rankings and of the per-stratum results; cases.csv, every case's value in challengeR's long "
+                  "format (as a float and as the exact fraction compare.py ranks), and challenger.R, which ranks "
+                  "them with challengeR 1.0.5 and prints its ranks beside compare.py's (Rscript challenger.R).")
     doc.raw('<ul class="files">%s</ul>' % "".join('<li><a href="%s">%s</a></li>' % (html.escape(p), webpage.text(p))
                                                   for p in sorted(doc.files)))
     doc.heading(2, "Closing note", "closing")
@@ -694,10 +778,10 @@ def closing_note(analyses):
     lines = []
     for a in analyses:
         g = a.gt_free
-        if g is None or "agreement" not in g:
+        if g is None or g.agreement is None:
             continue
         pairs = len(a.names) * (len(a.names) - 1) // 2
-        lines.append("Track %s: %s" % (a.label, agreement_sentence(a, g["agreement"], pairs)))
+        lines.append("Track %s: %s" % (a.label, agreement_sentence(a, g.agreement, pairs)))
     if not lines:
         lines.append("No ground-truth-free ranking could be compared with a ground-truth ranking.")
     return lines

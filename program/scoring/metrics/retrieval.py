@@ -37,6 +37,15 @@ def tie_hit_probability(closer, tied, tied_same, k):
     return 1.0 - miss
 
 
+def retrievable(labels, classes=None, counts=None):
+    """The queries that can have a hit: those whose class has another member (classes,
+    counts: np.unique(labels, return_counts=True), when already known)."""
+    labels = np.asarray(labels)
+    if classes is None:
+        classes, counts = np.unique(labels, return_counts=True)
+    return np.isin(labels, classes[counts > 1])
+
+
 def topk_hits(distances, labels, ks):
     """Hit values of every query for every k, shape (n, len(ks)), and the mask of
     queries whose class has another member (the others are 0 and must be left out).
@@ -57,7 +66,7 @@ def topk_hits(distances, labels, ks):
     n = labels.shape[0]
     hits = np.zeros((n, len(ks)), dtype=np.float64)
     classes, counts = np.unique(labels, return_counts=True)
-    included = np.isin(labels, classes[counts > 1])
+    included = retrievable(labels, classes, counts)
     if n < 2 or not included.any():
         return hits, included
     effective = [min(k, n - 1) for k in ks]

@@ -487,8 +487,9 @@ def _positive_mask(texts, lines, shown):
 def read_confidences(path, shown, category, missing):
     """Confidences aligned on the category's ids, and the number of ids not submitted.
 
-    missing: 'error' (a missing id is an error) or 'last' (missing ids get -inf:
-    ranked below every submitted one, tied together).
+    missing: 'error' (a missing id, or an empty file, is an error) or 'last' (missing
+    ids get -inf: ranked below every submitted one, tied together; an empty file lists
+    none).
     """
     data = read_bytes(path, shown)
     pairs = byte_pairs(data)
@@ -505,6 +506,8 @@ def read_confidences(path, shown, category, missing):
         texts = None
     else:
         ids, texts, lines = split_pairs(data, shown, SubmissionError)
+        if not ids and missing == "last":  # an empty file: every image not submitted
+            return np.full(len(category.ids), -np.inf), len(category.ids)
         if not ids:
             raise SubmissionError("%s is empty; expected one line '<image id> <confidence>' per image of category "
                                   "%s." % (shown, category.name))

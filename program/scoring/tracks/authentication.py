@@ -20,7 +20,7 @@ from ..errors import ReferenceDataError, SubmissionError
 from ..files import write_text
 from ..itemview import ItemView, Ratio, leaderboard
 from ..metrics.classification import binary_rates, confusion_counts, undefined_rates
-from ..metrics.retrieval import topk_accuracy, topk_hits
+from ..metrics.retrieval import retrievable, topk_accuracy, topk_hits
 from ..readers import authentication as reader
 from ..readers import text
 from ..readers.text import decode_lines, read_bytes
@@ -106,7 +106,7 @@ def item_view(per_subset, ks, subset_keys):
     balanced_accuracy of (correct imitations / imitations + correct authentic / authentic) / 2,
     top-k of hit values over the included images; per subset its rates and top-k."""
     columns = dict((name, []) for name in ("one", "label", "predicted", "correct", "positive", "negative",
-                                           "correct_positive", "correct_negative", "included"))
+                                           "correct_positive", "correct_negative", "included", "retrieved"))
     top = ["top%d" % k for k in ks]
     for name in top:
         columns[name] = []
@@ -115,11 +115,14 @@ def item_view(per_subset, ks, subset_keys):
         truth = np.asarray(subset.labels) == 1
         predicted = np.asarray(y_pred) == 1
         correct = truth == predicted
-        included = np.asarray(retrieval["included"], dtype=bool)
+        # included: the images whose class has another image in the subset (the reference's,
+        # distances given or not, so every submission's view has the same denominators)
+        included = retrievable(subset.labels)
+        retrieved = np.full(truth.shape, retrieval["source"] is not None)
         for name, values in (("one", np.ones(truth.shape)), ("label", truth), ("predicted", predicted),
                              ("correct", correct), ("positive", truth), ("negative", ~truth),
                              ("correct_positive", correct & truth), ("correct_negative", correct & ~truth),
-                             ("included", included)):
+                             ("included", included), ("retrieved", retrieved)):
             columns[name].append(np.asarray(values, dtype=np.float64))
         for column, name in enumerate(top):
             columns[name].append(np.where(included, retrieval["hits"][:, column], 0.0))
@@ -132,14 +135,14 @@ def item_view(per_subset, ks, subset_keys):
     scores = [("uar", METRICS["uar"].score(Ratio(("correct", "one")), ranked=True)),
               ("balanced_accuracy", METRICS["balanced_accuracy"].score(
                   Ratio(("correct_positive", "positive"), ("correct_negative", "negative")), ranked=True))]
-    scores += [(name, metric.score(Ratio((name, "included")), ranked=column == 0))
+    scores += [(name, metric.score(Ratio((name, "included")), ranked=column == 0, given="retrieved"))
                for column, (name, metric) in enumerate(zip(top, top_metrics))]
     rates = {"accuracy": ("correct", "one"), "precision": ("correct_positive", "predicted"),
              "recall": ("correct_positive", "positive"), "specificity": ("correct_negative", "negative")}
     for h, subset in enumerate(strata):
         prefix = subset_keys[subset] + "_"
         scores += [(prefix + name, METRICS[name].score(Ratio(rates[name]), stratum=h)) for name in RATES]
-        scores += [(prefix + name, metric.score(Ratio((name, "included")), stratum=h))
+        scores += [(prefix + name, metric.score(Ratio((name, "included")), stratum=h, given="retrieved"))
                    for name, metric in zip(top, top_metrics)]
     return ItemView(strata, sizes, items, columns, scores, "uar",
                     reference_columns=["one", "label", "positive", "negative", "included"],

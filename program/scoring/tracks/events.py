@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .. import matching
+from .. import matching, names
 from .. import options as opt
 from ..columns import Column, Metric
 from ..csvtext import csv_bytes
@@ -48,7 +48,7 @@ def score(track, submission, options, log):
     if not scored:
         raise ReferenceDataError("No category of %s has a positive image (label 1); average precision is "
                                  "undefined for all of them." % track.label)
-    files = check_files(submission, categories, log)
+    files = check_files(submission, categories, log, options["missing"])
     result = TrackResult("events")
     for category in categories:
         if category.positives == 0:
@@ -60,10 +60,17 @@ def score(track, submission, options, log):
     # The view's confidence column, filled file by file (the scored categories' parts of it).
     confidence, filled = np.empty(sum(len(c.ids) for c in scored)), 0
     for category in categories:
-        filename = files[category.name + ".txt"]
-        scores, absent = reader.read_confidences(submission.path(filename), submission.name(filename),
-                                                 category, options["missing"])
-        if absent:
+        filename = files.get(category.name + ".txt")
+        if filename is None:  # missing: last, the file not submitted: a missing case
+            scores, absent = np.full(len(category.ids), -np.inf), len(category.ids)
+            sentence = ("No %s.txt: every image of category %s is ranked last, tied (missing: last)."
+                        % (category.name, category.name))
+            result.warnings.append(sentence)
+            log.warn(sentence)
+        else:
+            scores, absent = reader.read_confidences(submission.path(filename), submission.name(filename),
+                                                     category, options["missing"])
+        if absent and filename is not None:
             log.info("%s: %d of %d images not submitted, ranked last (missing: last)."
                      % (submission.name(filename), absent, len(category.ids)))
         if category.positives:
@@ -84,13 +91,25 @@ def score(track, submission, options, log):
     return result
 
 
-def check_files(submission, categories, log):
-    """{<Category>.txt: the submitted file's name} of every category, a missing one
-    refused (a near name pointed out); .txt files that name no category are ignored
-    with a warning."""
+def check_files(submission, categories, log, missing="error"):
+    """{<Category>.txt: the submitted file's name} of every category submitted; a missing
+    one refused (a near name pointed out), or under missing: last left out of the map (a
+    missing case: its images ranked last) unless a file of a near name was probably meant
+    for it or no category file is there at all. .txt files that name no category are
+    ignored with a warning."""
     expected = [c.name + ".txt" for c in categories]
-    found = matching.find_files(submission, expected, "one <Category>.txt per category, e.g. %s, with lines "
-                                "'<image id> <confidence>'" % expected[0])
+    what = "one <Category>.txt per category, e.g. %s, with lines '<image id> <confidence>'" % expected[0]
+    found = {}
+    if missing == "last":
+        found = dict((name, submission.find(name)) for name in expected)
+        found = dict((name, present) for name, present in found.items() if present is not None)
+        others = matching.unused(submission, found.values())
+        for name in expected:
+            guess = names.near_name(name, others) if name not in found else None
+            if guess is not None:
+                raise matching.did_you_mean(submission, name, guess)
+    if not found:
+        found = matching.find_files(submission, expected, what)
     extra = [name for name in matching.unused(submission, found.values()) if name.lower().endswith(".txt")]
     if extra:
         log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
@@ -311,7 +330,8 @@ def submission_format(options):
         "finite number, higher meaning more confident that the image shows the event). Every image is listed "
         "once in every category file%s. UTF-8 with or without a BOM, LF or CRLF line ends and blank lines are "
         "accepted, the lines in any order; `.txt` files that name no category are ignored with a warning.\n"
-        % ("" if options["missing"] == "error" else "; an image left out is ranked below every listed one"))
+        % ("" if options["missing"] == "error" else "; an image left out is ranked below every listed one, and "
+           "a category file left out (or empty) ranks all its images there, tied"))
 
 
 def example(items, options):
@@ -353,7 +373,7 @@ ERRORS = [
     ("a category file missing", "The submission has no {file}; expected one <Category>.txt per category, e.g. "
                                 "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
     ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
-                      "{category}.", None),
+                      "{category}.", lambda options: options["missing"] == "error"),
     ("not two fields", "{file} line {line} has {fields} fields ('{line_text}'); expected two, '<image id> <value>', "
                        "separated by spaces or a tab.", None),
     ("a confidence that is no number", "{file} line {line} has the confidence '{value}'; expected a number such as "
