@@ -331,7 +331,7 @@ def test_a_pooled_score_beside_the_mean_over_strata(tmp_path):
         found = analysis.analyse("transcripts", ["good", "bad"], views, analysis.Options(resamples=100,
                                                                                           permutations=200))
         assert found.values["cer_pooled"] == pytest.approx([POOLED["good"], POOLED["bad"]], abs=1e-12)
-        tests = found.tests["cer_pooled"]
+        tests = found.significance.tests["cer_pooled"]
         assert tests.difference[0] == pytest.approx(POOLED["good"] - POOLED["bad"], abs=1e-12)
     finally:
         tracks.TRACKS.folders.remove(os.path.join(HERE, "kinds"))
