@@ -18,6 +18,9 @@ the project ran (docs/organizers.md, "The platforms"):
   (get_all_submissions_of_challenge: PageNumberPagination, {"count", "next", "previous",
   "results"}; 404 {"error": "Challenge Phase P does not exist"}), simplejwt's 401 for a wrong
   Bearer token.
+And test_codabench_recorded_answers serves the answers recorded from Codabench's own site
+running at c7dbc756 (tests/platform_responses/codabench_c7dbc756.json; how it ran:
+docs/organizers.md, "After the competition").
 """
 
 import csv
@@ -395,7 +398,7 @@ def test_wrong_token(phase, tmp_path, no_sleep, platform):
     finally:
         site.close()
     assert status == 2 and err.count("\n") == 1, err
-    assert ("403" if platform == "codabench" else "401") in err and "refused the token" in err
+    assert "refused the token (%d: " % (403 if platform == "codabench" else 401) in err
     assert wrong not in err and TOKEN not in err and "Traceback" not in err
 
 
@@ -583,3 +586,66 @@ def test_folder_names_are_safe_and_unique():
     # NFD and NFC spellings of one name are one folder name, different teams two folders.
     nfd = "E\u0301quipe"
     assert collect.folder_names([nfd, "Équipe"]) == {nfd: "Équipe", "Équipe": "Équipe-2"}
+
+
+RECORDED = os.path.join(ROOT, "tests", "platform_responses", "codabench_c7dbc756.json")
+
+
+def recorded_codabench():
+    """A server answering with the responses recorded from Codabench's own site (c7dbc756),
+    and serving each signed storage address it names: the upload a zip naming its
+    submission, the scoring output a zip holding the submission's scores.json."""
+    with open(RECORDED, encoding="utf-8") as stream:
+        recorded = json.load(stream)
+    site = Platform()
+    site.auth = "Token " + TOKEN
+    site.wrong_token = (recorded["wrong_token"]["status"], json.dumps(recorded["wrong_token"]["body"]).encode(),
+                        {"Content-Type": "application/json"})
+    served = {}
+    for path, answer in recorded["answers"].items():
+        text = json.dumps(answer["body"], ensure_ascii=False).replace("{storage}", site.url + "/s3").replace(
+            "{site}", site.url)
+        site.routes[path] = (answer["status"], {"Content-Type": "application/json"}, text.encode("utf-8"))
+        if "/get_details/" not in path:
+            continue
+        ident = path.split("/")[3]
+        details = json.loads(text)
+        for field in ("data_file", "scoring_result"):
+            if details.get(field):
+                out = io.BytesIO()
+                with zipfile.ZipFile(out, "w") as archive:
+                    archive.writestr("scores.json" if field == "scoring_result" else "submission.txt", ident)
+                local = details[field][len(site.url):]
+                site.file(local, out.getvalue())
+                served[(ident, field)] = out.getvalue()
+    return site, recorded, served
+
+
+def test_codabench_recorded_answers(tmp_path, no_sleep):
+    site, recorded, served = recorded_codabench()
+    try:
+        status, lines, err = run_collect(site, tmp_path / "c", phase="2")
+        assert status == 0, err
+        wrong = run_collect(site, tmp_path / "w", phase="2", token="0" * 40)
+        missing = run_collect(site, tmp_path / "m", phase="99")
+    finally:
+        site.close()
+    listed = recorded["answers"]["/api/submissions/?phase=2"]["body"]
+    rows = manifest(tmp_path / "c")
+    assert [(r["team"], r["submission_id"], r["status"]) for r in rows] == sorted(
+        ((s["owner"], str(s["id"]), s["status"]) for s in listed), key=lambda t: int(t[1]))
+    assert {r["team"] for r in rows} == {"ana", "Ελένη", "ミカ", "ben"}
+    # Each team's last finished submission; the failed one noted.
+    assert [r["submission_id"] for r in rows if r["collected"] == "yes"] == ["3", "5", "6", "7"]
+    assert [r["note"] for r in rows if r["status"] == "Failed"] == ["not collected: failed on the platform"]
+    # The leaderboard's primary column (index primary_index) and every score as served.
+    for row, sub in zip(rows, sorted(listed, key=lambda s: s["id"])):
+        assert row["primary"] == "uar"
+        assert all(row[score["column_key"]] == score["score"] for score in sub["scores"])
+    for row in rows:
+        if row["collected"] == "yes":
+            folder = tmp_path / "c" / row["folder"]
+            assert (folder / "submission.zip").read_bytes() == served[(row["submission_id"], "data_file")]
+            assert (folder / "output" / "scores.json").read_text() == row["submission_id"]
+    assert wrong[0] == 2 and "refused the token (403: Invalid token.)" in wrong[2]
+    assert missing[0] == 2 and "has no phase 99" in missing[2]

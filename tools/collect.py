@@ -298,9 +298,9 @@ def refused(error, platform, url, what):
     detail = error.detail()
     said = " (%s)" % shown(detail) if detail else ""
     if error.status in (401, 403) and _about_token(detail):
-        return CollectError("%s refused the token%s: %d; give a current %s token with --token or %s."
-                            % (url, said, error.status, "organizer's" if platform == "codabench" else "host's",
-                               TOKEN_VARIABLES[platform]))
+        return CollectError("%s refused the token (%d%s); give a current %s token with --token or %s."
+                            % (url, error.status, ": " + shown(detail) if detail else "",
+                               "organizer's" if platform == "codabench" else "host's", TOKEN_VARIABLES[platform]))
     return CollectError("%s answered %d for %s%s." % (url, error.status, what, said))
 
 
@@ -314,8 +314,8 @@ def codabench_phase(client, phase_id, url):
         phase = client.api("api/phases/%s/" % phase_id)
     except HttpStatus as error:
         if error.status == 404:
-            raise CollectError("%s has no phase %s; the phase's id is in its leaderboard's address "
-                               "(.../phases/ID/...) or the competition's editor." % (url, phase_id))
+            raise CollectError("%s has no phase %s; your phases' ids are the phases[].id of %s/api/competitions/"
+                               "<competition id>/." % (url, phase_id, url.rstrip("/")))
         raise refused(error, "codabench", url, "phase %s" % phase_id)
     if not isinstance(phase, dict) or "leaderboard" not in phase:
         raise CollectError("%s answered api/phases/%s/ without a leaderboard; is %s a Codabench site?"
