@@ -574,6 +574,9 @@ def collect(args, token, progress):
     folders = folder_names(teams)
     if args.platform == "evalai":
         _evalai_results(client, phase, folders, out, progress)
+    if args.which == "best" and phase.primary is None:
+        raise CollectError("Phase %s has no leaderboard with a primary column on %s, so no submission is a team's "
+                           "best; use --which last or --which all." % (shown(args.phase), args.url))
     kept = keep(phase, args.which)
     kept_ids = set(s.ident for s in kept)
     for index, sub in enumerate(sorted(kept, key=lambda s: (s.team, _number(s.ident)))):
