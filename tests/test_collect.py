@@ -18,9 +18,9 @@ the project ran (docs/organizers.md, "The platforms"):
   (get_all_submissions_of_challenge: PageNumberPagination, {"count", "next", "previous",
   "results"}; 404 {"error": "Challenge Phase P does not exist"}), simplejwt's 401 for a wrong
   Bearer token.
-And test_codabench_recorded_answers serves the answers recorded from Codabench's own site
-running at c7dbc756 (tests/platform_responses/codabench_c7dbc756.json; how it ran:
-docs/organizers.md, "After the competition").
+And test_codabench_recorded_answers and test_evalai_recorded_answers serve the answers
+recorded from the platforms' own sites running at those commits
+(tests/platform_responses/; how they ran: docs/organizers.md, "After the competition").
 """
 
 import csv
@@ -649,3 +649,62 @@ def test_codabench_recorded_answers(tmp_path, no_sleep):
             assert (folder / "output" / "scores.json").read_text() == row["submission_id"]
     assert wrong[0] == 2 and "refused the token (403: Invalid token.)" in wrong[2]
     assert missing[0] == 2 and "has no phase 99" in missing[2]
+
+
+def recorded_evalai():
+    """A server answering with the responses recorded from EvalAI's own site (0f04039), serving
+    each upload it names (a zip naming its submission) and each result file (the recorded scores)."""
+    with open(os.path.join(ROOT, "tests", "platform_responses", "evalai_0f04039.json"), encoding="utf-8") as stream:
+        recorded = json.load(stream)
+    site = Platform()
+    site.auth = "Bearer " + TOKEN
+    site.wrong_token = (recorded["wrong_token"]["status"], json.dumps(recorded["wrong_token"]["body"]).encode(),
+                        {"WWW-Authenticate": "Bearer"})
+    served = {}
+    for path, answer in recorded["answers"].items():
+        text = json.dumps(answer["body"], ensure_ascii=False).replace("{site}", site.url)
+        site.routes[path] = (answer["status"], {"Content-Type": "application/json"}, text.encode("utf-8"))
+    listing = json.loads(site.routes["/api/challenges/1/challenge_phase/2/submissions"][2].decode("utf-8"))
+    for item in listing["results"]:
+        ident = str(item["id"])
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as archive:
+            archive.writestr("submission.txt", ident)
+        site.file(item["input_file"][len(site.url):], out.getvalue())
+        served[ident] = out.getvalue()
+        if item["submission_result_file"]:
+            site.json(item["submission_result_file"][len(site.url):], {"scores": recorded["result_scores"][ident]})
+    return site, recorded, served
+
+
+def test_evalai_recorded_answers(tmp_path, no_sleep):
+    site, recorded, served = recorded_evalai()
+    try:
+        status, lines, err = run_collect(site, tmp_path / "e", "--which", "best", "--challenge", "1",
+                                         platform="evalai", phase="2")
+        assert status == 0, err
+        wrong = run_collect(site, tmp_path / "w", "--challenge", "1", platform="evalai", phase="2", token="0" * 40)
+        missing = run_collect(site, tmp_path / "m", "--challenge", "1", platform="evalai", phase="99")
+        participant = recorded["participant"]["body"]
+        site.json("/api/challenges/1/challenge_phase/2/submissions",
+                  json.loads(json.dumps(participant).replace("{site}", site.url)))
+        taking_part = run_collect(site, tmp_path / "p", "--challenge", "1", platform="evalai", phase="2")
+    finally:
+        site.close()
+    listed = recorded["answers"]["/api/challenges/1/challenge_phase/2/submissions"]["body"]["results"]
+    rows = manifest(tmp_path / "e")
+    assert [(r["team"], r["submission_id"], r["status"]) for r in rows] == sorted(
+        ((s["participant_team"], str(s["id"]), s["status"]) for s in listed), key=lambda t: int(t[1]))
+    # Each team's best by the schema's default_order_by label (UAR, the key uar): EvalAI's own
+    # leaderboard of the run ranked Ana Núñez 0.9472 (submission 1), Ελένη & co, ミカ/研究室, ben.
+    assert [r["submission_id"] for r in rows if r["collected"] == "yes"] == ["1", "5", "6", "7"]
+    assert all(r["primary"] == "uar" for r in rows)
+    for row in rows:
+        scores = recorded["result_scores"].get(row["submission_id"])
+        if scores:
+            assert float(row["uar"]) == scores["UAR (mean accuracy)"]
+        if row["collected"] == "yes":
+            assert (tmp_path / "e" / row["folder"] / "submission.zip").read_bytes() == served[row["submission_id"]]
+    assert wrong[0] == 2 and "refused the token (401: Given token not valid for any token type)" in wrong[2]
+    assert missing[0] == 2 and "no phase 99 in challenge 1 (Challenge Phase 99 does not exist)" in missing[2]
+    assert taking_part[0] == 2 and "do not host it" in taking_part[2]
