@@ -708,3 +708,18 @@ def test_evalai_recorded_answers(tmp_path, no_sleep):
     assert wrong[0] == 2 and "refused the token (401: Given token not valid for any token type)" in wrong[2]
     assert missing[0] == 2 and "no phase 99 in challenge 1 (Challenge Phase 99 does not exist)" in missing[2]
     assert taking_part[0] == 2 and "do not host it" in taking_part[2]
+
+
+def test_scoring_output_unpacked_inside_its_folder_only(tmp_path):
+    good, bad = tmp_path / "good.zip", tmp_path / "bad.zip"
+    with zipfile.ZipFile(str(good), "w") as archive:
+        archive.writestr("./", "")
+        archive.writestr("scores.json", "{}")
+        archive.writestr("private/views/a.json", "{}")
+    collect.unpack(str(good), str(tmp_path / "out"))
+    assert sorted(tree(tmp_path / "out")) == [os.path.join("private", "views", "a.json"), "scores.json"]
+    with zipfile.ZipFile(str(bad), "w") as archive:
+        archive.writestr("../escaped.txt", "x")
+    with pytest.raises(collect.CollectError, match="a path that leaves its folder"):
+        collect.unpack(str(bad), str(tmp_path / "out2"))
+    assert not (tmp_path / "escaped.txt").exists()

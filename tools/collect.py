@@ -520,6 +520,8 @@ def unpack(zip_path, target):
                                                                                                  MAX_UNPACKED))
         for member in archive.infolist():
             destination = os.path.realpath(os.path.join(root, member.filename))
+            if destination == root and member.filename.endswith("/"):
+                continue  # the folder itself ("./"), as some zippers write it
             if (member.external_attr >> 16) & 0o170000 == 0o120000 or not destination.startswith(root + os.sep):
                 raise CollectError("The scoring output %s holds %s, a link or a path that leaves its folder; "
                                    "refused." % (zip_path, shown(member.filename)))
