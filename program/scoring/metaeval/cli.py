@@ -19,9 +19,10 @@ from ..errors import ReferenceDataError, SubmissionError, printable
 from ..cli import guarded
 from ..log import Log
 from .. import __version__, layout, views as view_files
+from ..itemview import leaderboard
 from ..metrics import significance
 from ..tracks import TRACKS
-from . import analysis, bootstrap, cases, page, rexport, submissions, unlabeled
+from . import analysis, bootstrap, cases, collected, page, rexport, submissions, unlabeled
 
 
 def parse(argv):
@@ -30,7 +31,8 @@ def parse(argv):
         description="Meta-evaluation for organizers: confidence intervals, paired significance of the leaderboard "
                     "scores, ranking stability, ranking without ground truth and agreement between metrics.")
     parser.add_argument("submissions", nargs="+", help="res directories or zip files, one per submission; with "
-                                                       "--scored, evaluate.py output directories")
+                                                       "--scored, evaluate.py output directories; or one folder "
+                                                       "written by tools/collect.py (its manifest.csv names them)")
     parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
     parser.add_argument("--ref", help="the reference directory (what evaluate.py reads as ref/)")
     parser.add_argument("--scored", action="store_true",
@@ -59,8 +61,10 @@ def parse(argv):
     return parser.parse_args(argv)
 
 
-def submission_names(args):
-    if args.names:
+def submission_names(args, given=None):
+    if given is not None:
+        names = given
+    elif args.names:
         names = [n.strip() for n in args.names.split(",")]
         if len(names) != len(args.submissions):
             raise ReferenceDataError("--names gives %d names for %d submissions; give one per submission."
@@ -146,11 +150,10 @@ def read_all(args, names, progress):
 
 
 def view_files_primary(view):
-    from ..itemview import leaderboard
     return leaderboard(view)[view.primary]
 
 
-def compare(args, names, progress=sys.stderr):
+def compare(args, names, progress=sys.stderr, manifest=None):
     without_labels = {}
     if args.scored:
         labels, scored = read_all(args, names, progress)
@@ -170,6 +173,9 @@ def compare(args, names, progress=sys.stderr):
         finally:
             scratch.close()
         rels = [t.rel for t in layout.find_tracks(args.ref, TRACKS)]
+    checked = []
+    if manifest is not None:
+        text, checked = collected.check(manifest, names, [[leaderboard(view) for view, _ in s] for s in scored])
     analyses = []
     for t, label in enumerate(labels):
         views = [s[t][0] for s in scored]
@@ -186,20 +192,33 @@ def compare(args, names, progress=sys.stderr):
     written = [("ranking.csv", page.ranking_csv(analyses)), ("pairs.csv", page.pairs_csv(analyses)),
                ("ranks.csv", page.ranks_csv(analyses)), ("cases.csv", rexport.cases_csv(analyses)),
                ("challenger.R", rexport.r_script(analyses)), ("report.html", report)] + sorted(beside.items())
+    if manifest is not None:
+        written.append(("leaderboard_check.csv", text))
     for filename, text in written:
         path = os.path.join(args.out, *filename.split("/"))
         if not os.path.isdir(os.path.dirname(path)):
             os.makedirs(os.path.dirname(path))
         with open(path, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
-    for line in closing:
+    for line in closing + checked:
         say(progress, line)
     return analyses
 
 
+def run(args):
+    """compare() on the arguments, or on the submissions of a tools/collect.py folder."""
+    if not collected.is_collected(args.submissions):
+        return compare(args, submission_names(args))
+    if args.names:
+        raise ReferenceDataError("--names cannot be given with a folder of tools/collect.py: the teams' names come "
+                                 "from its manifest.csv.")
+    args.submissions, names, rows = collected.read(args.submissions[0], args.scored)
+    return compare(args, submission_names(args, names), manifest=rows)
+
+
 def main(argv=None):
     args = parse(argv)
-    status, _ = guarded(lambda: compare(args, submission_names(args)), args.debug,
+    status, _ = guarded(lambda: run(args), args.debug,
                         "Internal error in compare.py; please report it.",
                         "compare.py ran out of memory while scoring or analysing the submissions; compare fewer "
                         "submissions at a time, or run it on a machine with more memory.")
