@@ -35,6 +35,7 @@ import threading
 import zipfile
 from decimal import ROUND_HALF_UP, Decimal
 
+import hypothesis
 import numpy as np
 import pytest
 from conftest import ROOT, run_scorer
@@ -723,3 +724,16 @@ def test_scoring_output_unpacked_inside_its_folder_only(tmp_path):
     with pytest.raises(collect.CollectError, match="a path that leaves its folder"):
         collect.unpack(str(bad), str(tmp_path / "out2"))
     assert not (tmp_path / "escaped.txt").exists()
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(hypothesis.strategies.text(alphabet="'=+-@\t\r0123456789.e xA", max_size=8))
+def test_a_manifest_cell_is_inert_and_read_back_as_written(name):
+    """A cell a spreadsheet would run as a formula is written with a quote in front (OWASP);
+    compare.py takes exactly that quote off, so every name is read as the platform wrote it."""
+    import collect
+    from scoring.metaeval import collected
+    written = collect.inert(name)
+    assert collected._as_written(written) == name
+    if written and written[0] in "=+-@\t\r":
+        assert collect.DECIMAL.match(written)  # only a decimal number may start so

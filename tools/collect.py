@@ -602,9 +602,9 @@ def collect(args, token, progress):
         keys += [k for k in sub.scores if k not in keys]
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(FIXED + keys + ["note"])
+    writer.writerow([inert(cell) for cell in FIXED + keys + ["note"]])
     for row, sub in zip(rows, sorted(phase.submissions, key=lambda s: (_number(s.ident), s.ident))):
-        writer.writerow(row + [sub.scores.get(k, "") for k in keys] + [sub.note])
+        writer.writerow([inert(cell) for cell in row + [sub.scores.get(k, "") for k in keys] + [sub.note]])
     _atomic(os.path.join(out, MANIFEST), text.getvalue())
     unfinished = sum(1 for sub in phase.submissions if not sub.finished)
     progress("Wrote %s: %d submissions of phase %s, %d collected, %d not finished on the platform (see their "
@@ -628,6 +628,22 @@ def _evalai_results(client, phase, folders, out, progress):
         else:
             sub.result = client._fetch(urllib.parse.urljoin(client.base, link), token=False, sink=None)
         sub.scores = evalai_scores(sub, sub.result)
+
+
+#: A cell that a spreadsheet would run as a formula: text starting with =, +, -, @, a tab or a
+#: carriage return (OWASP, "CSV Injection"), after any single quotes already there.
+FORMULA = re.compile("'*[=+\\-@\t\r]")
+DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+
+
+def inert(cell):
+    """A manifest cell that a spreadsheet shows as text: a text cell that would be a formula
+    gets a single quote in front (a team named =1+cmd|' /C calc'!A0), as does one already
+    starting with quotes and then such a character, so that compare.py takes exactly one
+    quote off (scoring/metaeval/collected.py) and reads every name as written. A number (a
+    score such as -0.25) stays a number."""
+    cell = str(cell)
+    return "'" + cell if FORMULA.match(cell) and not DECIMAL.match(cell) else cell
 
 
 def _row(sub, phase, folders, out, kept, which):

@@ -4,6 +4,7 @@ scores compare.py computes or reads (a platform that rounds, or a submission sco
 version of the program, shows up there instead of being trusted)."""
 
 import csv
+import re
 import os
 from decimal import Decimal, InvalidOperation
 
@@ -22,6 +23,16 @@ def is_collected(paths):
 class Row(object):
     def __init__(self, team, ident, folder, scores):
         self.team, self.ident, self.folder, self.scores = team, ident, folder, scores
+
+
+#: A cell that tools/collect.py quoted against spreadsheet formulas (its inert()).
+_QUOTED = re.compile("'+[=+\\-@\t\r]")
+
+
+def _as_written(cell):
+    """A manifest cell as the platform wrote it: the one quote collect.py put in front of a
+    cell a spreadsheet would run as a formula taken off."""
+    return cell[1:] if _QUOTED.match(cell) else cell
 
 
 def read(folder, scored):
@@ -45,6 +56,7 @@ def read(folder, scored):
         if len(cells) != len(header):
             raise ReferenceDataError("%s, line %d: %d fields where the header has %d." % (path, number, len(cells),
                                                                                          len(header)))
+        cells = [_as_written(c) for c in cells]
         cell = dict(zip(header, cells))
         if cell["collected"] != "yes":
             continue
