@@ -218,7 +218,7 @@ def orders_of(competition, phase):
 def phases_json(competition):
     """What evaluate() knows of each phase (evalai_script/phases.json): its split, its time
     limit and its [key, label] pairs; and how the ± is computed and explained."""
-    from scoring.metaeval import bootstrap
+    from scoring import bootstrap
 
     names = codenames(competition)
     phases = {}

@@ -3,7 +3,7 @@ intervals, paired significance, ranking without ground truth, comparing protocol
 
 submissions.py  unpack and score each submission with the track scorers
 adapters.py     per track: a TrackResult's items -> per-item arrays (track-agnostic from there)
-bootstrap.py    stratified bootstrap of the leaderboard scores and ranks
-analysis.py     the statistics of one track over all submissions
+analysis.py     the statistics of one track over all submissions (its intervals: ..bootstrap,
+                the core's, which gives evaluate.py's page the same interval)
 charts.py       the report's pictures; page.py: ranking.csv and report.html
 """

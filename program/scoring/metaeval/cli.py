@@ -17,10 +17,10 @@ import time
 from ..errors import ReferenceDataError, SubmissionError
 from ..cli import guarded
 from ..log import Log
-from .. import __version__, layout, views as view_files
+from .. import __version__, bootstrap, layout, views as view_files
 from ..metrics import significance
 from ..tracks import TRACKS
-from . import analysis, bootstrap, cases, page, submissions, unlabeled
+from . import analysis, cases, page, submissions, unlabeled
 
 
 def parse(argv):
