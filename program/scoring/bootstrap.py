@@ -77,25 +77,48 @@ def weight_chunks(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=Non
 
 
 def score_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
-    """The 95% interval (low, high) of one score of one submission's view (the
-    participant's page): score_intervals of that key."""
+    """The 95% interval (low, high) of one score of one submission's view: score_intervals
+    of that key."""
     key = key or view.primary
     return score_intervals(view, [key], resamples, seed, rows)[key]
 
 
 def prediction_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
-    """The 95% prediction interval (low, high) of one score: score_intervals(prediction=True)."""
+    """The 95% prediction interval (low, high) of one score (predicted), from the same draws."""
     key = key or view.primary
-    return score_intervals(view, [key], resamples, seed, rows, prediction=True)[key]
+    estimates, samples = score_samples(view, [key], resamples, seed, rows)
+    low, high = predicted(samples[key], estimates[key], degrees_of_freedom(view, key), LEVEL, view.scores[key].bounds)
+    return float(low), float(high)
 
 
-def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100, level=LEVEL,
-                    prediction=False):
+def participant_intervals(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
+    """(interval, prediction interval) of one score, each (low, high), from one pass of the
+    draws: what the participant's page shows."""
+    key = key or view.primary
+    estimates, samples = score_samples(view, [key], resamples, seed, rows)
+    df, bounds = degrees_of_freedom(view, key), view.scores[key].bounds
+    low, high = interval(samples[key], estimates[key], df, LEVEL, bounds)
+    p_low, p_high = predicted(samples[key], estimates[key], df, LEVEL, bounds)
+    return (float(low), float(high)), (float(p_low), float(p_high))
+
+
+def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100, level=LEVEL):
     """key -> (low, high), the `level` interval of each score of one submission's view:
-    compare.py's interval for that submission. Every statistic (ratio or average
-    precision) is recomputed on the same draws as compare.py's (weight_chunks, the same
-    seed and resamples), a stratum and `rows` resamples at a time, so that memory holds one
-    rows x items-of-a-stratum matrix; every key of a statistic comes from one pass."""
+    compare.py's interval for that submission (score_samples, then interval)."""
+    estimates, samples = score_samples(view, keys, resamples, seed, rows)
+    out = OrderedDict()
+    for key, values in samples.items():
+        low, high = interval(values, estimates[key], degrees_of_freedom(view, key), level, view.scores[key].bounds)
+        out[key] = (float(low), float(high))
+    return out
+
+
+def score_samples(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
+    """(key -> leaderboard value, key -> (resamples,) bootstrap values) of one submission's
+    view: every statistic (ratio or average precision) recomputed on compare.py's draws
+    (weight_chunks: the same seed and resamples, so the same values compare.py resamples),
+    a stratum and `rows` resamples at a time, so that memory holds one rows x
+    items-of-a-stratum matrix; every key of a statistic comes from one pass."""
     keys = list(keys or view.scores)
     estimates = itemview.leaderboard(view)
     count = len(view.strata)
@@ -116,18 +139,13 @@ def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_S
             if h in needed:
                 tables[name][first:first + weights.shape[0], h] = itemview.STATISTICS[statistic.kind](
                     view, statistic, {h: weights}, h, start, end)
-    out = OrderedDict()
+    samples = OrderedDict()
     for key in keys:
         score = view.scores[key]
         values = tables[json.dumps(score.statistic.to_json(), sort_keys=True)]
-        samples = values[:, score.stratum] if score.stratum is not None else (
+        samples[key] = values[:, score.stratum] if score.stratum is not None else (
             np.mean(values, axis=1) if count else np.zeros(resamples))
-        if prediction:
-            low, high = predicted(samples, estimates[key], degrees_of_freedom(view, key), level, score.bounds)
-        else:
-            low, high = interval(samples, estimates[key], degrees_of_freedom(view, key), level, score.bounds)
-        out[key] = (float(low), float(high))
-    return out
+    return estimates, samples
 
 
 def degrees_of_freedom(view, key=None):

@@ -347,17 +347,28 @@ def headline_card(result, anchor):
 
 def interval_lines(result):
     """The 95% interval of the ranking score and how to read it (result.interval, from
-    runner.add_interval), or nothing."""
+    runner.add_interval), with the prediction interval for a second test set of the same
+    size, or nothing. The sentences say what bench/coverage.py measured: the interval
+    holds the expected score, not the score of another test set, which varies about that
+    expectation as well and needs the wider prediction interval."""
     if result.interval is None:
         return ""
     low, high = result.interval
     unit = result.view.unit if result.view is not None else "item"
-    return ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-            '<p class="reading">On another test set drawn like this one, your score would fall in this interval '
-            '95 times in 100 (a bootstrap over the test %ss); submissions whose intervals overlap much may swap '
-            'places on such a test set.</p>'
-            % (html.escape(result.key_prefix + next(iter(result.scores))), charts.number(low), charts.number(high),
-               html.escape(unit)))
+    key = html.escape(result.key_prefix + next(iter(result.scores)))
+    lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
+             '<p class="reading">Where your expected score lies, the mean of your scores over many test sets drawn '
+             'like this one (the score an unlimited test set of this kind would give): a bootstrap over the test '
+             '%ss, built to hold it 95 times in 100.</p>'
+             % (key, charts.number(low), charts.number(high), html.escape(unit)))
+    if result.prediction is not None:
+        p_low, p_high = result.prediction
+        lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
+                  '<b>%s</b></p><p class="reading">Your score on a second test set drawn like this one falls here '
+                  'about 95 times in 100 (a wider interval: that score varies about your expected score too); '
+                  'submissions whose intervals overlap much may swap places on such a test set.</p>'
+                  % (key, charts.number(p_low), charts.number(p_high)))
+    return lines
 
 
 def _split(section):

@@ -325,8 +325,8 @@ def paired_tests(views, key, options):
     pairs, differences, p, adjusted p, sign patterns, whether exhaustive).
 
     p is the larger of the sign-flip test's and Hall's skewness-corrected t's
-    (significance.skew_corrected); the adjusted p the larger of the max-T (or Holm)
-    adjustment of the first and Holm's of the second. The first is exact under
+    (significance.skew_corrected); the adjusted p the max-T adjustment of the sign flips
+    (over their joint patterns), raised to p where p is larger, or Holm's of p. The first is exact under
     exchangeability; under the weaker null of equal expected scores it exceeds its level
     when the per-unit differences are skewed and the units few (a steady submission
     against one that fails a page now and then, 3 manuscripts of 6 pages), which the
@@ -336,10 +336,7 @@ def paired_tests(views, key, options):
         x, options.permutations, options.seed, strata, exact_units)
     guard = significance.skew_corrected(x, pairs, strata if unit == "item" else None)
     p = np.maximum(p_flip, guard)
-    if options.adjustment == "maxT":
-        p_adjusted = np.maximum(p_max, significance.holm(guard))
-    else:
-        p_adjusted = significance.holm(p)
+    p_adjusted = np.maximum(p_max, p) if options.adjustment == "maxT" else significance.holm(p)
     return x, unit, pairs, difference, p, p_adjusted, total, exhaustive
 
 

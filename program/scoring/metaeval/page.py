@@ -312,7 +312,11 @@ def _confidence(doc, a, anchor, name):
         "(stratum and, where the view has one, true class), each block of b items with b - 1 draws (Rao and "
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
-        "score's range. Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
+        "score's range. Each interval holds the submission's expected score (the mean of its scores over test "
+        "sets drawn like this one: what an unlimited test set of this kind would give) about 95 times in 100, as "
+        "measured by simulation at the sizes of the tracks (bench/coverage.py); a second test set's score varies "
+        "about that expectation too and falls outside more often. "
+        "Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
             a.resamples, a.seed, a.unit, "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.widening[k], a.df[k])
                                                    for k in a.ranked)))
     if a.small_strata:
@@ -336,7 +340,9 @@ def _confidence(doc, a, anchor, name):
                              description="One row per submission: its score and 95% bootstrap interval."),
                "Interval chart: the dot is the score, the bar its 95% bootstrap interval.", name + "-intervals")
     doc.reading("Where two bars overlap much, the test set cannot tell those submissions apart with confidence; "
-                "the bar's length is how much the score would move on another test set drawn like this one.")
+                "the bar shows where the submission's expected score lies (its mean over test sets drawn like "
+                "this one), 95 times in 100; the score on one more such test set varies more: the interval "
+                "that holds it (the prediction interval of the participant's page) is about 1.4 times as wide.")
 
 
 def _uncertainty(doc, a, anchor, name):
