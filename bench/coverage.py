@@ -13,6 +13,7 @@ interval (bootstrap.score_interval, the participant's page and compare.py) and p
   lines-rare      the same with failures one page in ten
   authentication  3 subsets x 40 images, labels drawn at random, 95% right on authentic
                   images and 60% on imitations (a class gap)
+  authentication-fixed  the same with 20 imitations in every subset of every test set
 
 For each: the share of replicates whose 95% interval holds the expected score (the mean
 of the score over test sets of this kind: exact for a mean, from 20,000 test sets for
@@ -95,15 +96,16 @@ SUBSETS, SUBSET_IMAGES = 3, 40
 RIGHT = {True: 0.60, False: 0.95}  # P(right) on imitations (label 1) and authentic images
 
 
-def authentication_view(rng):
-    """The authentication track's uar: per subset, correct / images; blocks (subset, class).
-    Labels drawn with probability 1/2, so that the class counts vary between test sets."""
+def authentication_view(rng, fixed=False):
+    """The authentication track's uar: per subset, correct / images; blocks the subsets.
+    Labels drawn with probability 1/2, so that the class counts vary between test sets
+    (fixed: half of each subset imitations in every test set)."""
     correct, block = [], []
     for h in range(SUBSETS):
-        label = rng.rand(SUBSET_IMAGES) < 0.5
+        label = np.arange(SUBSET_IMAGES) < SUBSET_IMAGES // 2 if fixed else rng.rand(SUBSET_IMAGES) < 0.5
         right = np.where(label, RIGHT[True], RIGHT[False])
         correct.append((rng.rand(SUBSET_IMAGES) < right).astype(float))
-        block.append(2 * h + label)
+        block.append(np.full(SUBSET_IMAGES, h))
     correct = np.concatenate(correct)
     n = correct.shape[0]
     return ItemView(["s%d" % h for h in range(SUBSETS)], [SUBSET_IMAGES] * SUBSETS, [str(i) for i in range(n)],
@@ -122,6 +124,7 @@ SETTINGS = {
     "lines": (lambda rng: lines_view(heavy_pages(rng)), float(np.mean(MEANS))),
     "lines-rare": (lambda rng: lines_view(heavy_pages(rng, failure=RARE)), float(np.mean(MEANS))),
     "authentication": (authentication_view, (RIGHT[True] + RIGHT[False]) / 2.0),
+    "authentication-fixed": (lambda rng: authentication_view(rng, True), (RIGHT[True] + RIGHT[False]) / 2.0),
 }
 
 
@@ -178,12 +181,12 @@ def main(argv=None):
     parser.add_argument("--resamples", type=int, default=bootstrap.DEFAULT_RESAMPLES)
     parser.add_argument("--setting", nargs="*", default=sorted(SETTINGS) + ["test"])
     args = parser.parse_args(argv)
-    print("setting           expected score covered   second test set covered (prediction)")
+    print("setting               expected score covered   second test set covered (prediction)")
     for name in args.setting:
         if name == "test":
             continue
         (e, de), (p, dp) = coverage(name, args.replicates, args.resamples)
-        print("%-16s  %.3f +- %.3f            %.3f +- %.3f" % (name, e, de, p, dp), flush=True)
+        print("%-20s  %.3f +- %.3f            %.3f +- %.3f" % (name, e, de, p, dp), flush=True)
     if "test" in args.setting:
         print("paired test of line_iu at 0.05  compare.py's test    sign flips alone")
         for failure, advantage, label in ((FAILURE, 0.0, "weak null"), (RARE, 0.0, "weak null, rare"),
