@@ -356,11 +356,17 @@ def interval_lines(result):
     low, high = result.interval
     unit = result.view.unit if result.view is not None else "item"
     key = html.escape(result.key_prefix + next(iter(result.scores)))
+    ratio = result.view is None or result.view.scores[result.view.primary].statistic.kind == "ratio"
+    # A mean over items is what an unlimited test set would give; an average precision of
+    # a test set with few positives runs above an unlimited one's, so its expectation is
+    # that of test sets of this size.
+    limit = ("the score an unlimited test set of this kind would give" if ratio else
+             "for test sets of this size: with few positives a test set's average precision runs above a larger "
+             "one's")
     lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
              '<p class="reading">Where your expected score lies, the mean of your scores over many test sets drawn '
-             'like this one (the score an unlimited test set of this kind would give): a bootstrap over the test '
-             '%ss, built to hold it 95 times in 100.</p>'
-             % (key, charts.number(low), charts.number(high), html.escape(unit)))
+             'like this one (%s): a bootstrap over the test %ss, built to hold it 95 times in 100.</p>'
+             % (key, charts.number(low), charts.number(high), limit, html.escape(unit)))
     if result.prediction is not None:
         p_low, p_high = result.prediction
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '

@@ -313,7 +313,9 @@ def _confidence(doc, a, anchor, name):
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
         "score's range. Each interval holds the submission's expected score (the mean of its scores over test "
-        "sets drawn like this one: what an unlimited test set of this kind would give) about 95 times in 100, as "
+        "sets drawn like this one: for a mean over items, what an unlimited test set of this kind would give; "
+        "for an average precision, the expectation at this test set's size, above a large one's) about 95 times "
+        "in 100, as "
         "measured by simulation at the sizes of the tracks (bench/coverage.py); a second test set's score varies "
         "about that expectation too and falls outside more often. "
         "Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
