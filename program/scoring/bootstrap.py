@@ -1,19 +1,20 @@
-"""Stratified bootstrap over test items with a fixed seed (SPEC section 6).
+"""Stratified bootstrap over test items with a fixed seed, in the core: evaluate.py's page
+and compare.py draw the same resamples and compute the same interval with this module
+(Efron and Tibshirani, An Introduction to the Bootstrap, 1993).
 
 Items are drawn with replacement within their resampling block (the view's `block`: a
-subset and true class, a manuscript, a category and true class), so every stratum keeps
-its items and every class its size; the same draws serve every submission, so ranks and
-differences are compared on the same resamples. A resample is a matrix of draw counts,
-and every score is recomputed from it by itemview.aggregate (no item is re-scored).
+subset, a manuscript, a category and true class), so every stratum keeps its items and
+every block its size; the same draws serve every submission, so ranks and differences
+are compared on the same resamples. A resample is a matrix of draw counts, and every
+score is recomputed from it by itemview.aggregate (no item is re-scored).
 
 Small blocks: a block of b items gets b - 1 draws (the rescaled bootstrap of Rao and Wu,
 1988, with m = b - 1), which makes the bootstrap variance of a block mean the unbiased
 one, s^2 / b, instead of (b - 1) / b of it; the percentile interval is then widened about
 the estimate by t(0.975, N - B) / z(0.975), N items in B blocks, so that a score averaged
-over few pages (5 pages per manuscript) keeps its coverage. With hundreds of items both
-corrections vanish. The seeded coverage simulation of tests/test_metaeval_coverage.py
-checks 93%-97% coverage at the sizes of the tracks.
-"""
+over few pages keeps its coverage. With hundreds of items both corrections vanish.
+bench/coverage.py measures the coverage of the expected score and of a second test
+set's score (the prediction interval) at the sizes of competitions."""
 
 import functools
 import json
@@ -37,8 +38,7 @@ class Draws(list):
     """draw_weights' matrices, one per stratum, each with its transpose (items, resamples,
     C-ordered) made on first use and kept: an average precision gathers the draws of its
     ranked items a row each from it, and compare.py resamples every submission with the
-    same draws (the APs of 40 views of the compare benchmark: 1.50 to 1.78 s gathering
-    from the strided transpose, 1.25 to 1.31 s from the kept one)."""
+    same draws (gathering from a strided transpose is slower)."""
 
     def __init__(self, matrices):
         list.__init__(self, matrices)
