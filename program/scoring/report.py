@@ -371,7 +371,8 @@ def interval_lines(result):
         p_low, p_high = result.prediction
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
                   '<b>%s</b></p><p class="reading">Your score on a second test set drawn like this one falls here '
-                  'about 95 times in 100 (a wider interval: that score varies about your expected score too); '
+                  '93 to 95 times in 100, as measured by simulation (a wider interval: that score varies about your '
+                  'expected score too); '
                   'submissions whose intervals overlap much may swap places on such a test set.</p>'
                   % (key, charts.number(p_low), charts.number(p_high)))
     return lines

@@ -520,12 +520,13 @@ def _significance(doc, a, anchor, name):
         "difference / its bootstrap SD; P(A better): share of resamples where A is strictly better." % (
             a.unit, a.permutations, 1.0 / (a.permutations + 1),
             "Westfall and Young's max-T step-down" if a.adjustment == "maxT" else "Holm's step-down"))
-    few = [key for key, tests in a.tests.items() if tests.unit == "item" and tests.unit_count < FEW_UNITS]
+    few = [key for key, tests in a.tests.items() if tests.units == "item" and tests.unit_count < FEW_UNITS]
     if few:
         doc.paragraph(
-            "%s rest%s on %d %ss: where a submission fails rarely (one %s in ten), such a test set often holds no "
-            "failure, and no test of equal expected scores keeps its level there (measured: 13%% at 0.05 with 18 "
-            "pages, bench/coverage.py); read its p-values as holding only for failures at least that frequent."
+            "%s rest%s on %d %ss: where a submission fails rarely (one %s in ten), a test set this small often "
+            "holds no failure of it, and no test of equal expected scores keeps its level there (measured: "
+            "11.5%% at 0.05 with 18 pages, bench/coverage.py); the p-values above hold where failures are "
+            "frequent enough to show in this many units."
             % (", ".join(few), "s" if len(few) == 1 else "", a.tests[few[0]].unit_count, a.unit, a.unit))
     order = _order(a)
     rank = dict((s, r) for r, s in enumerate(order))
