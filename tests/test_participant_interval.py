@@ -31,7 +31,8 @@ def test_the_sample_page_shows_each_ranking_scores_interval(tmp_path):
     assert run.status == 0, run.stderr
     found, page = intervals_on_page(run.output)
     assert found == SAMPLE_INTERVALS
-    assert page.count("Where your expected score lies") == 3
+    assert page.count("Where your score on an unlimited test set of this kind would lie, about 95 times in 100") == 2
+    assert page.count("Where your expected score on test sets of this size lies") == 1  # map
     assert "your score would fall in this interval" not in page  # the sentence 0.1.0 said, measured false
     predictions = dict((key, (low, high)) for key, low, high in re.findall(
         r'data-prediction="([^"]+)">On one more test set of the same size: <b>([0-9.]+)</b> to <b>([0-9.]+)</b>',

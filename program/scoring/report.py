@@ -358,22 +358,19 @@ def interval_lines(result):
     key = html.escape(result.key_prefix + next(iter(result.scores)))
     ratio = result.view is None or result.view.scores[result.view.primary].statistic.kind == "ratio"
     # A mean over items is what an unlimited test set would give; an average precision of
-    # a test set with few positives runs above an unlimited one's, so its expectation is
-    # that of test sets of this size.
-    limit = ("the score an unlimited test set of this kind would give" if ratio else
-             "for test sets of this size: with few positives a test set's average precision runs above a larger "
-             "one's")
+    # a test set with few positives runs above a larger one's, so its target is the
+    # expectation at this size.
+    target = ("Where your score on an unlimited test set of this kind would lie" if ratio else
+              "Where your expected score on test sets of this size lies (with few positives, average precision "
+              "runs above a larger test set's)")
     lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-             '<p class="reading">Where your expected score lies, the mean of your scores over many test sets drawn '
-             'like this one (%s): a bootstrap over the test %ss, built to hold it 95 times in 100.</p>'
-             % (key, charts.number(low), charts.number(high), limit, html.escape(unit)))
+             '<p class="reading">%s, about 95 times in 100 (a bootstrap over the test %ss).</p>'
+             % (key, charts.number(low), charts.number(high), target, html.escape(unit)))
     if result.prediction is not None:
         p_low, p_high = result.prediction
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
-                  '<b>%s</b></p><p class="reading">Your score on a second test set drawn like this one falls here '
-                  '93 to 95 times in 100, as measured by simulation (a wider interval: that score varies about your '
-                  'expected score too); '
-                  'submissions whose intervals overlap much may swap places on such a test set.</p>'
+                  '<b>%s</b></p><p class="reading">Your score there falls in this range 93 to 95 times in 100 '
+                  '(measured by simulation); submissions whose ranges overlap much may swap places.</p>'
                   % (key, charts.number(p_low), charts.number(p_high)))
     return lines
 
