@@ -324,18 +324,22 @@ def paired_tests(views, key, options):
     """The paired tests of score `key` between every two submissions: (contributions, unit,
     pairs, differences, p, adjusted p, sign patterns, whether exhaustive).
 
-    p is the larger of the sign-flip test's and Hall's skewness-corrected t's
-    (significance.skew_corrected); the adjusted p the max-T adjustment of the sign flips
-    (over their joint patterns), raised to p where p is larger, or Holm's of p. The first is exact under
-    exchangeability; under the weaker null of equal expected scores it exceeds its level
-    when the per-unit differences are skewed and the units few (a steady submission
-    against one that fails a page now and then, 3 manuscripts of 6 pages), which the
-    second corrects; bench/coverage.py measures both."""
+    Where the units are items, p is the larger of the sign-flip test's and Hall's
+    skewness-corrected t's (significance.skew_corrected); the adjusted p the max-T
+    adjustment of the sign flips (over their joint patterns), raised to p where p is
+    larger, or Holm's of p. The first is exact under exchangeability; under the weaker null
+    of equal expected scores it exceeds its level when the per-item differences are skewed
+    and the items few (a steady submission against one that fails a page now and then, 3
+    manuscripts of 6 pages), which the second corrects; bench/coverage.py measures both.
+    Units that are strata (average precision's categories) keep the sign flips alone: a
+    few strata leave the t reference far more conservative than the flips' own
+    distribution, for a level the flips already hold there."""
     x, unit, strata, exact_units = contributions(views, key)
     pairs, difference, p_flip, p_max, total, exhaustive = significance.paired_randomisation(
         x, options.permutations, options.seed, strata, exact_units)
-    guard = significance.skew_corrected(x, pairs, strata if unit == "item" else None)
-    p = np.maximum(p_flip, guard)
+    p = p_flip
+    if unit == "item":
+        p = np.maximum(p_flip, significance.skew_corrected(x, pairs, strata))
     p_adjusted = np.maximum(p_max, p) if options.adjustment == "maxT" else significance.holm(p)
     return x, unit, pairs, difference, p, p_adjusted, total, exhaustive
 
@@ -350,9 +354,10 @@ def _significance(a, views, options):
         low, high, better, worse, effect = _pair_intervals(a.samples[key], a.sample_keys[key], pairs, difference,
                                                            a.df[key], bootstrap.difference_bounds(score.bounds))
         units = x.shape[0] if unit == "item" else len(a.strata)
-        test = ("paired randomisation, %s of %d %ss, studentized%s, guarded by Hall's skewness-corrected t, %s" % (
+        test = ("paired randomisation, %s of %d %ss, studentized%s, %s" % (
             "all %d sign patterns" % total if exhaustive else "%d seeded sign patterns" % total,
-            units, a.unit if unit == "item" else "strat", " within strata" if unit == "item" else "",
+            units, a.unit if unit == "item" else "strat",
+            " within strata, guarded by Hall's skewness-corrected t" if unit == "item" else "",
             "Westfall-Young max-T" if options.adjustment == "maxT" else "Holm"))
         test = test.replace("strats", "strata")
         tests = PairTests(key, pairs, difference, low, high, p, p_adjusted, better, worse, effect, test, unit,
