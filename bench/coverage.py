@@ -4,8 +4,8 @@
 Test sets are drawn from known generating models at the sizes competitions have, built as
 the tracks build their per-item views (the same items, strata, resampling blocks and
 Score statistics) and scored by the real aggregation (itemview.aggregate) and the real
-interval (bootstrap.score_interval, the participant's page and compare.py) and paired test
-(analysis.contributions and significance.paired_randomisation, compare.py's):
+intervals (bootstrap.participant_intervals: the participant's page, whose interval is
+compare.py's) and paired tests (analysis.paired_tests, compare.py's):
 
   events          8 categories x 100 images, 5 positives per category (average precision)
   lines           3 manuscripts x 6 pages, heavy-tailed page line IU (a page fails, IU
@@ -148,11 +148,10 @@ def coverage(name, replicates, resamples, seed=5, truth=None):
     for replicate in range(replicates):
         view = make(rng)
         key = view.primary
-        low, high = bootstrap.score_interval(view, key, resamples, seed=replicate)
+        (low, high), (p_low, p_high) = bootstrap.participant_intervals(view, key, resamples, seed=replicate)
         expected.append(low <= target <= high)
         other = aggregate(make(rng))[key][0]
-        low, high = bootstrap.prediction_interval(view, key, resamples, seed=replicate)
-        predicted.append(low <= other <= high)
+        predicted.append(p_low <= other <= p_high)
     return share(expected), share(predicted)
 
 

@@ -83,14 +83,6 @@ def score_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEE
     return score_intervals(view, [key], resamples, seed, rows)[key]
 
 
-def prediction_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
-    """The 95% prediction interval (low, high) of one score (predicted), from the same draws."""
-    key = key or view.primary
-    estimates, samples = score_samples(view, [key], resamples, seed, rows)
-    low, high = predicted(samples[key], estimates[key], degrees_of_freedom(view, key), LEVEL, view.scores[key].bounds)
-    return float(low), float(high)
-
-
 def participant_intervals(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
     """(interval, prediction interval) of one score, each (low, high), from one pass of the
     draws: what the participant's page shows."""
