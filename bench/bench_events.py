@@ -121,7 +121,7 @@ def measure(outdir, shuffle_each):
     options = parse_options(track.config, events.OPTIONS, "track.yaml")
     submission = Submission(index_submission(os.path.join(root, "res"), os.path.join(root, "ref")))
     quiet = Log(io.StringIO())
-    from scoring.metaeval.bootstrap import score_interval
+    from scoring.bootstrap import score_interval
     track_cpu = load_cpu = startup = in_write = in_interval = float("inf")
     scored, results = score_submission(root, quiet)
     written = os.path.join(outdir, "output_in_process")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scoring.metaeval import bootstrap
+from scoring import bootstrap
 from scoring.metrics import agreement, pseudo, significance
 
 

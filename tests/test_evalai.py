@@ -34,7 +34,7 @@ import make_bundle  # noqa: E402
 from platforms import evalai, model  # noqa: E402
 
 from scoring import itemview  # noqa: E402
-from scoring.metaeval import bootstrap  # noqa: E402
+from scoring import bootstrap  # noqa: E402
 
 # apps/challenges/serializers.py at 0f04039: ZipChallengeSerializer.Meta.fields (the challenge),
 # ChallengePhaseCreateSerializer.Meta.fields (each phase); the view itself reads the other keys.

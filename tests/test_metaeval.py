@@ -10,7 +10,8 @@ import pytest
 from scipy.stats import binom
 from scoring import itemview
 from scoring.itemview import AveragePrecision, ItemView, Ratio, Score
-from scoring.metaeval import analysis, bootstrap
+from scoring import bootstrap
+from scoring.metaeval import analysis
 from scoring.metrics import significance
 from scoring.metrics.ranking import average_precision
 

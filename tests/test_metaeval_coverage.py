@@ -6,7 +6,7 @@ of the time. Deterministic (fixed seeds), a few seconds."""
 import numpy as np
 import pytest
 from scoring.itemview import AveragePrecision, ItemView, Ratio, Score, aggregate
-from scoring.metaeval import bootstrap
+from scoring import bootstrap
 
 REPLICATES = 300
 RESAMPLES = 200

@@ -16,7 +16,8 @@ from PIL import Image
 from scoring import runner
 from scoring.itemview import AveragePrecision, ItemView, Ratio, Score
 from scoring.log import Log
-from scoring.metaeval import analysis, bootstrap, exact
+from scoring import bootstrap
+from scoring.metaeval import analysis, exact
 from scoring.metrics import significance
 from scoring.metrics.ranking import area_from_counts, ranked_counts
 

@@ -262,17 +262,32 @@ def headline_card(result, anchor):
 
 def interval_lines(result):
     """The 95% interval of the ranking score and how to read it (result.interval, from
-    runner.add_interval), or nothing."""
+    runner.add_interval), with the prediction interval for a second test set of the same
+    size, or nothing. The sentences say what bench/coverage.py measured: the interval
+    holds the expected score, not the score of another test set, which varies about that
+    expectation as well and needs the wider prediction interval."""
     if result.interval is None:
         return ""
     low, high = result.interval
     unit = result.view.unit if result.view is not None else "item"
-    return ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-            '<p class="reading">On another test set drawn like this one, your score would fall in this interval '
-            '95 times in 100 (a bootstrap over the test %ss); submissions whose intervals overlap much may swap '
-            'places on such a test set.</p>'
-            % (html.escape(result.key_prefix + next(iter(result.scores))), charts.number(low), charts.number(high),
-               webpage.text(unit)))
+    key = html.escape(result.key_prefix + next(iter(result.scores)))
+    ratio = result.view is None or result.view.scores[result.view.primary].statistic.kind == "ratio"
+    # A mean over items is what an unlimited test set would give; an average precision of
+    # a test set with few positives runs above a larger one's, so its target is the
+    # expectation at this size.
+    target = ("Where your score on an unlimited test set of this kind would lie" if ratio else
+              "Where your expected score on test sets of this size lies (with few positives, average precision "
+              "runs above a larger test set's)")
+    lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
+             '<p class="reading">%s, about 95 times in 100 (a bootstrap over the test %ss).</p>'
+             % (key, charts.number(low), charts.number(high), target, webpage.text(unit)))
+    if result.prediction is not None:
+        p_low, p_high = result.prediction
+        lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
+                  '<b>%s</b></p><p class="reading">Your score there falls in this range 93 to 95 times in 100 '
+                  '(measured by simulation); submissions whose ranges overlap much may swap places.</p>'
+                  % (key, charts.number(p_low), charts.number(p_high)))
+    return lines
 
 
 def _split(section):

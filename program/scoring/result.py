@@ -104,8 +104,9 @@ class TrackResult(object):
     highlights: (label, value) pairs a participant checks first, shown beside it.
     stand_in: scored against a stand-in reference (track.yaml says stand_in: true);
     pending: the sentence the page shows instead of the scores (runner.stand_in_result);
-    interval: (low, high) 95% interval of the ranking score, from the view's bootstrap
-        (runner.add_interval), or None.
+    interval: (low, high) 95% interval of the ranking score's expected value, from the
+        view's bootstrap (runner.add_interval), or None; prediction: (low, high) 95%
+        prediction interval of the score on a second test set of the same size, or None.
     """
 
     def __init__(self, kind, title=""):
@@ -124,6 +125,7 @@ class TrackResult(object):
         self.stand_in = False
         self.pending = ""
         self.interval = None
+        self.prediction = None
 
     def set_score(self, key, value):
         value = float(value)

@@ -3,7 +3,7 @@
 import os
 from collections import OrderedDict
 
-from . import files, layout, matching, memory, report, views
+from . import bootstrap, files, layout, matching, memory, report, views
 from .errors import ReferenceDataError
 from . import tracks as kinds
 from .options import boolean, parse_options, text
@@ -132,11 +132,11 @@ def stand_in_result(result):
 
 def add_interval(result):
     """The 95% interval of the result's ranking score, as compare.py computes it for this
-    submission (metaeval.bootstrap.score_interval: the same stratified bootstrap, seed and
-    resamples), unless the track's track.yaml says interval: false."""
+    submission (bootstrap.participant_intervals: the same code, stratified draws, seed and
+    resamples), and the prediction interval from the same draws, unless the track's
+    track.yaml says interval: false."""
     if getattr(result, "wants_interval", False) and result.view is not None and result.view.primary in result.scores:
-        from .metaeval import bootstrap
-        result.interval = bootstrap.score_interval(result.view)
+        result.interval, result.prediction = bootstrap.participant_intervals(result.view)
 
 
 def run(input_dir, output_dir, log):

@@ -58,11 +58,11 @@ WORKER_PYTHON = "3.9"
 # hold all four, so nothing is downloaded.
 REQUIREMENTS = "numpy>=1.17\nscipy>=1.3\nPillow>=6.1\nPyYAML>=5.1\n"
 
-PLUS_MINUS = ("± is half the width of the score's 95% interval: the test items are resampled 1000 times (within "
-              "each subset, manuscript or category, and class; fixed seed), the score is recomputed on each resample, "
-              "and the interval holds the central 95% of those scores about the score (wider when a stratum has few "
-              "items; for a mean average precision, the same resampling's spread is computed to first order instead "
-              "of drawn). Near 0 or 1 the interval is lopsided; ± is the mean of its two sides.")
+PLUS_MINUS = ("± is half the width of the score's 95% interval, where the expected score lies (its mean over test "
+              "sets drawn like this one): the test items are resampled 1000 times (within each subset, manuscript, "
+              "or category and class; fixed seed), the score is recomputed on each resample, and the interval holds "
+              "the central 95% of those scores about the score (wider when a stratum has few items). Near 0 or 1 the "
+              "interval is lopsided; ± is the mean of its two sides. A second test set's score varies more.")
 HOW_TO_READ = ("This file is JSON: the scores of your submission, their ± and, last, the detailed results page; "
                "save that page as an .html file and open it in a browser, e.g. python3 -c \"import json, sys; "
                "open('details.html', 'w', encoding='utf-8').write(json.load(open(sys.argv[1], encoding='utf-8'))"
@@ -218,7 +218,7 @@ def orders_of(competition, phase):
 def phases_json(competition):
     """What evaluate() knows of each phase (evalai_script/phases.json): its split, its time
     limit and its [key, label] pairs; and how the ± is computed and explained."""
-    from scoring.metaeval import bootstrap
+    from scoring import bootstrap
 
     names = codenames(competition)
     phases = {}

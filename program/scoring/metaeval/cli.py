@@ -18,11 +18,11 @@ import time
 from ..errors import ReferenceDataError, SubmissionError, printable
 from ..cli import guarded
 from ..log import Log
-from .. import __version__, layout, views as view_files
+from .. import __version__, bootstrap, layout, views as view_files
 from ..itemview import leaderboard
 from ..metrics import significance
 from ..tracks import TRACKS
-from . import analysis, bootstrap, cases, collected, page, rexport, submissions, unlabeled
+from . import analysis, cases, collected, page, rexport, submissions, unlabeled
 
 
 def parse(argv):

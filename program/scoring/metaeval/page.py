@@ -315,7 +315,13 @@ def _confidence(doc, a, anchor, name):
         "(stratum and, where the view has one, true class), each block of b items with b - 1 draws (Rao and "
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
-        "score's range. Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
+        "score's range. Each interval holds the submission's expected score (the mean of its scores over test "
+        "sets drawn like this one: for a mean over items, what an unlimited test set of this kind would give; "
+        "for an average precision, the expectation at this test set's size, above a large one's) about 95 times "
+        "in 100, as "
+        "measured by simulation at the sizes of the tracks (bench/coverage.py); a second test set's score varies "
+        "about that expectation too and falls outside more often. "
+        "Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
             a.confidence.resamples, a.confidence.seed, a.unit,
             "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.confidence.widening[k], a.confidence.df[k])
                       for k in a.ranked)))
@@ -349,7 +355,9 @@ def _confidence(doc, a, anchor, name):
                              description="One row per submission: its score and 95% bootstrap interval."),
                "Interval chart: the dot is the score, the bar its 95% bootstrap interval.", name + "-intervals")
     doc.reading("Where two bars overlap much, the test set cannot tell those submissions apart with confidence; "
-                "the bar's length is how much the score would move on another test set drawn like this one.")
+                "the bar shows where the submission's expected score lies (its mean over test sets drawn like "
+                "this one), 95 times in 100; the score on one more such test set varies more: the interval "
+                "that holds it (the prediction interval of the participant's page) is about 1.4 times as wide.")
 
 
 def _uncertainty(doc, a, anchor, name):
@@ -540,6 +548,10 @@ def _challenger(method):
     return "none (compare.py's own)"
 
 
+#: Units (pages, images) below which the report warns that rare failures may escape the test.
+FEW_UNITS = 50
+
+
 def _significance(doc, a, anchor, name):
     doc.heading(3, "Paired significance", anchor + "-significance")
     doc.paragraph(
@@ -551,11 +563,23 @@ def _significance(doc, a, anchor, name):
         "difference over its standard error with the variance centred within strata, so that the test asks "
         "what the interval asks (is the expected difference 0) even when an advantage differs by stratum. "
         "Exact over all 2^n sign patterns where that is affordable, otherwise %d seeded patterns (smallest p "
-        "%.5f); a pattern whose statistic equals the observed one counts, decided exactly. Multiplicity: %s over "
+        "%.5f); a pattern whose statistic equals the observed one counts, decided exactly. Tested by item, the "
+        "p given is the larger of that test's and Hall's skewness-corrected t's: with few items and skewed "
+        "differences (a "
+        "steady submission against one that fails now and then) the sign flips alone reject too often when the "
+        "two have the same expected score. Multiplicity: %s over "
         "the pairs of each score, on the same patterns. Interval: paired bootstrap of the difference; effect: "
         "difference / its bootstrap SD; P(A better): share of resamples where A is strictly better." % (
             a.unit, a.significance.permutations, 1.0 / (a.significance.permutations + 1),
             "Westfall and Young's max-T step-down" if a.significance.adjustment == "maxT" else "Holm's step-down"))
+    few = [key for key, tests in a.significance.tests.items() if tests.units == "item" and tests.unit_count < FEW_UNITS]
+    if few:
+        doc.paragraph(
+            "%s rest%s on %d %ss: where a submission fails rarely (one %s in ten), a test set this small often "
+            "holds no failure of it, and no test of equal expected scores keeps its level there (measured: "
+            "11.5%% at 0.05 with 18 pages, bench/coverage.py); the p-values above hold where failures are "
+            "frequent enough to show in this many units."
+            % (", ".join(few), "s" if len(few) == 1 else "", a.significance.tests[few[0]].unit_count, a.unit, a.unit))
     order = _order(a)
     rank = dict((s, r) for r, s in enumerate(order))
     for number, (key, tests) in enumerate(a.significance.tests.items()):

@@ -101,7 +101,12 @@ def score(track, submission, options, log):
 
 
 def item_view(per_subset, ks, subset_keys):
-    """Images within subsets; resampled within (subset, true class). Every key of columns()
+    """Images within subsets; resampled within the subset, not within (subset, true class):
+    a subset's share of imitations varies from one test set to the next, and where the
+    classes' accuracies differ (a class gap) that adds to the score's variance, which a
+    bootstrap holding the class counts misses; with class counts fixed by design,
+    resampling by subset errs on the wide side (bench/coverage.py measures both). Every
+    key of columns()
     is a Ratio of summed per-image terms: uar the mean over subsets of correct / images,
     balanced_accuracy of (correct imitations / imitations + correct authentic / authentic) / 2,
     top-k of hit values over the included images; per subset its rates and top-k."""
@@ -129,7 +134,7 @@ def item_view(per_subset, ks, subset_keys):
         strata.append(subset.name)
         sizes.append(truth.shape[0])
         items.extend(subset.filenames)
-        block.append(2 * h + truth)
+        block.append(np.full(truth.shape, h))
     columns = dict((k, np.concatenate(v) if v else np.zeros(0)) for k, v in columns.items())
     top_metrics = [top_metric(k) for k in ks]
     scores = [("uar", METRICS["uar"].score(Ratio(("correct", "one")), ranked=True)),

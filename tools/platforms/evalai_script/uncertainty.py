@@ -1,6 +1,6 @@
 """python uncertainty.py OUTPUT RESAMPLES SEED: print as JSON {key: +-} for every score of the
 per-item views evaluate.py left in OUTPUT/private/views/ (scoring.views.read_scored): half
-the width of each score's 95% stratified bootstrap interval (scoring.metaeval.bootstrap,
+the width of each score's 95% stratified bootstrap interval (scoring.bootstrap,
 half_widths), the symmetric error EvalAI's leaderboard shows beside a score."""
 
 import json
@@ -10,7 +10,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "program"))
 
 from scoring import views  # noqa: E402
-from scoring.metaeval import bootstrap  # noqa: E402
+from scoring import bootstrap  # noqa: E402
 
 
 def main(argv):

@@ -1,0 +1,257 @@
+"""Stratified bootstrap over test items with a fixed seed, in the core: evaluate.py's page
+and compare.py draw the same resamples and compute the same interval with this module
+(Efron and Tibshirani, An Introduction to the Bootstrap, 1993).
+
+Items are drawn with replacement within their resampling block (the view's `block`: a
+subset, a manuscript, a category and true class), so every stratum keeps its items and
+every block its size; the same draws serve every submission, so ranks and differences
+are compared on the same resamples. A resample is a matrix of draw counts, and every
+score is recomputed from it by itemview.aggregate (no item is re-scored).
+
+Small blocks: a block of b items gets b - 1 draws (the rescaled bootstrap of Rao and Wu,
+1988, with m = b - 1), which makes the bootstrap variance of a block mean the unbiased
+one, s^2 / b, instead of (b - 1) / b of it; the percentile interval is then widened about
+the estimate by t(0.975, N - B) / z(0.975), N items in B blocks, so that a score averaged
+over few pages keeps its coverage. With hundreds of items both corrections vanish.
+bench/coverage.py measures the coverage of the expected score and of a second test
+set's score (the prediction interval) at the sizes of competitions."""
+
+import functools
+import json
+from collections import OrderedDict
+
+import numpy as np
+from . import itemview
+from .metrics.quantiles import normal_quantile, t_quantile
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_SEED = 20260
+LEVEL = 0.95
+
+
+def draw_weights(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
+    """Per stratum a (resamples, items of the stratum) matrix of draw counts (a Draws list)."""
+    return Draws(weights for _, _, weights in weight_chunks(view, resamples, seed))
+
+
+class Draws(list):
+    """draw_weights' matrices, one per stratum, each with its transpose (items, resamples,
+    C-ordered) made on first use and kept: an average precision gathers the draws of its
+    ranked items a row each from it, and compare.py resamples every submission with the
+    same draws (gathering from a strided transpose is slower)."""
+
+    def __init__(self, matrices):
+        list.__init__(self, matrices)
+        self._by_item = {}
+
+    def by_item(self, h):
+        if h not in self._by_item:
+            self._by_item[h] = np.ascontiguousarray(self[h].T)
+        return self._by_item[h]
+
+
+def weight_chunks(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=None):
+    """(stratum, first resample, draw counts of `rows` resamples x the stratum's items),
+    stratum after stratum; rows None: all resamples at once.
+
+    Each resampling block j of stratum h draws from its own generator, numpy's
+    RandomState seeded with (seed, h, j), whose stream numpy keeps the same on every
+    version (1.17, 1.26 and 2.x give the same draws; tests/test_metaeval.py keeps a
+    fingerprint) and which gives the same numbers drawn at once or in chunks of rows: the
+    draws do not depend on `rows`, and a stratum's draws not on the others'."""
+    for h, (start, end) in enumerate(view.bounds):
+        blocks = view.block[start:end]
+        members = [np.flatnonzero(blocks == block) for block in np.unique(blocks)]
+        generators = [np.random.RandomState([seed, h, j]) for j in range(len(members))]
+        step = rows or resamples
+        for first in range(0, resamples, step):
+            count = min(step, resamples - first)
+            weights = np.zeros((count, end - start))
+            for rng, member in zip(generators, members):
+                size = member.shape[0]
+                draws = size - 1 if size > 1 else size
+                picked = rng.randint(0, size, size=(count, draws))
+                flat = (picked + size * np.arange(count)[:, None]).ravel()
+                weights[:, member] = np.bincount(flat, minlength=count * size).reshape(count, size)
+            yield h, first, weights
+
+
+def score_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
+    """The 95% interval (low, high) of one score of one submission's view: score_intervals
+    of that key."""
+    key = key or view.primary
+    return score_intervals(view, [key], resamples, seed, rows)[key]
+
+
+def participant_intervals(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
+    """(interval, prediction interval) of one score, each (low, high), from one pass of the
+    draws: what the participant's page shows."""
+    key = key or view.primary
+    estimates, samples = score_samples(view, [key], resamples, seed, rows)
+    df, bounds = degrees_of_freedom(view, key), view.scores[key].bounds
+    low, high = interval(samples[key], estimates[key], df, LEVEL, bounds)
+    p_low, p_high = predicted(samples[key], estimates[key], df, LEVEL, bounds)
+    return (float(low), float(high)), (float(p_low), float(p_high))
+
+
+def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100, level=LEVEL):
+    """key -> (low, high), the `level` interval of each score of one submission's view:
+    compare.py's interval for that submission (score_samples, then interval)."""
+    estimates, samples = score_samples(view, keys, resamples, seed, rows)
+    out = OrderedDict()
+    for key, values in samples.items():
+        low, high = interval(values, estimates[key], degrees_of_freedom(view, key), level, view.scores[key].bounds)
+        out[key] = (float(low), float(high))
+    return out
+
+
+def score_samples(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
+    """(key -> leaderboard value, key -> (resamples,) bootstrap values) of one submission's
+    view: every statistic (ratio or average precision) recomputed on compare.py's draws
+    (weight_chunks: the same seed and resamples, so the same values compare.py resamples),
+    a stratum and `rows` resamples at a time, so that memory holds one rows x
+    items-of-a-stratum matrix; every key of a statistic comes from one pass."""
+    keys = list(keys or view.scores)
+    estimates = itemview.leaderboard(view)
+    count = len(view.strata)
+
+    def strata_of(key):
+        stratum = view.scores[key].stratum
+        return range(count) if stratum is None else [stratum]
+
+    resampled = OrderedDict()  # statistic name -> (statistic, the strata needed)
+    for key in keys:
+        statistic = view.scores[key].statistic
+        name = json.dumps(statistic.to_json(), sort_keys=True)
+        resampled.setdefault(name, (statistic, set()))[1].update(strata_of(key))
+    tables = dict((name, np.zeros((resamples, count))) for name in resampled)
+    # A pooled ratio: each term's numerator and denominator summed over the strata, per resample.
+    pooled = dict((json.dumps(view.scores[k].statistic.to_json(), sort_keys=True), view.scores[k].statistic)
+                  for k in keys if view.scores[k].pooled)
+    sums = dict((name, np.zeros((len(statistic.terms), 2, resamples))) for name, statistic in pooled.items())
+    for h, first, weights in weight_chunks(view, resamples, seed, rows):
+        start, end = view.bounds[h]
+        for name, (statistic, needed) in resampled.items():
+            if h in needed:
+                tables[name][first:first + weights.shape[0], h] = itemview.STATISTICS[statistic.kind](
+                    view, statistic, {h: weights}, h, start, end)
+            if name in pooled:
+                for t, pair in enumerate(itemview.ratio_sums(view, statistic, {h: weights}, h, start, end)):
+                    sums[name][t, :, first:first + weights.shape[0]] += np.stack(pair)
+    samples = OrderedDict()
+    for key in keys:
+        score = view.scores[key]
+        name = json.dumps(score.statistic.to_json(), sort_keys=True)
+        if score.pooled:
+            samples[key] = itemview.ratios([(n, d) for n, d in sums[name]])
+            continue
+        values = tables[name]
+        samples[key] = values[:, score.stratum] if score.stratum is not None else (
+            np.mean(values, axis=1) if count else np.zeros(resamples))
+    return estimates, samples
+
+
+def degrees_of_freedom(view, key=None):
+    """N - B for a ratio of sums (N items in B blocks). Average precision is a mean over the
+    positives of the precision at their ranks: its uncertainty rests on the positives, so
+    its degrees of freedom are the positives less one per stratum."""
+    statistic = view.scores[key or view.primary].statistic
+    if statistic.kind == "average_precision":
+        return int(view.columns[statistic.label].sum() - len(view.strata))
+    return int(view.block.shape[0] - np.unique(view.block).shape[0])
+
+
+@functools.lru_cache(maxsize=None)  # a pure function of two numbers, asked for every chunk of pairs
+def critical_value(df, level=LEVEL):
+    """t(level, df), the two-sided critical value; z(level) without degrees of freedom."""
+    q = 1 - (1 - level) / 2
+    return t_quantile(q, df) if df >= 1 else normal_quantile(q)
+
+
+def widening(df, level=LEVEL):
+    """t(level, df) / z(level): how much wider the interval is made for few items."""
+    if df < 1:
+        return 1.0
+    return critical_value(df, level) / normal_quantile(1 - (1 - level) / 2)
+
+
+def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
+    """Percentile interval of bootstrap samples (columns) recentred on the estimate and
+    widened (see above), clipped to the scores' range (bounds: (low, high), either None
+    where the score has no bound; None: no clipping): with m the median of the samples
+    and q-, q+ their percentiles, [estimate - f (m - q-), estimate + f (q+ - m)].
+
+    Recentring keeps the interval about the leaderboard's own value when the resamples
+    sit off it (average precision: a resample repeats images, and repeated positives tie,
+    so its AP runs above the estimate); for a mean, m is the estimate and this is the
+    plain percentile interval. The target is the score's expected value on a test set
+    drawn like this one (AP of a finite set is biased upward as an estimate of the
+    population's AP; no interval here removes that bias)."""
+    samples = np.asarray(samples, dtype=np.float64)
+    tail = (1 - level) / 2 * 100
+    low, middle, high = np.percentile(samples, [tail, 50, 100 - tail], axis=0)
+    factor = widening(df, level)
+    estimate = np.asarray(estimate, dtype=np.float64)
+    low = estimate - factor * np.maximum(middle - low, 0.0)
+    high = estimate + factor * np.maximum(high - middle, 0.0)
+    return _clip(low, high, bounds)
+
+
+def predicted(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
+    """Prediction interval of the score of a second test set drawn like this one, of the same
+    size: the second score and this one vary independently about the same expectation, so
+    their difference has twice the variance of either and is symmetric; the interval is
+    estimate -/+ sqrt(2) f (q+ - q-) / 2, f the widening and q-, q+ the samples' percentiles
+    (Efron and Tibshirani 1993, section 12.6: an interval for a new observation carries the
+    estimate's error and the new one's)."""
+    samples = np.asarray(samples, dtype=np.float64)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(samples, [tail, 100 - tail], axis=0)
+    half = np.sqrt(2.0) * widening(df, level) * np.maximum(high - low, 0.0) / 2.0
+    return _clip(estimate - half, estimate + half, bounds)
+
+
+def _clip(low, high, bounds):
+    if bounds is not None:
+        if bounds[0] is not None:
+            low, high = np.maximum(low, bounds[0]), np.maximum(high, bounds[0])
+        if bounds[1] is not None:
+            low, high = np.minimum(low, bounds[1]), np.minimum(high, bounds[1])
+    return low, high
+
+
+def difference_bounds(bounds):
+    """The range of a difference of two scores of range `bounds` (None where unbounded)."""
+    if bounds is None or bounds[0] is None or bounds[1] is None:
+        return None
+    return (bounds[0] - bounds[1], bounds[1] - bounds[0])
+
+
+def competition_ranks(keys):
+    """Competition ranks (1 = best, equal keys share the best of their ranks) of each row
+    of `keys` (a larger key is better), compared exactly as given (exact.row_keys gives
+    integer keys in the exact order of scores); one sort per row."""
+    values = -np.atleast_2d(keys)
+    ordered = np.sort(values, axis=1)
+    ranks = np.empty(values.shape, dtype=np.int64)
+    for row in range(values.shape[0]):
+        ranks[row] = np.searchsorted(ordered[row], values[row], side="left") + 1
+    return ranks
+
+
+def rank_interval(ranks, level=LEVEL):
+    """Order statistics (no interpolation) bounding `level` of the ranks of each column."""
+    ordered = np.sort(ranks, axis=0)
+    count = ordered.shape[0]
+    tail = (1 - level) / 2
+    low = int(np.floor(tail * count))
+    high = min(count - 1, int(np.ceil((1 - tail) * count)) - 1)
+    return ordered[low], ordered[high]
+
+
+def half_widths(view, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=LEVEL):
+    """key -> half the width of each score's interval (score_intervals: the interval the
+    participant's page shows, of every key): one number per score for a platform that
+    shows a symmetric +- (EvalAI's error bars). Holds one stratum's draws at a time."""
+    return OrderedDict((key, (high - low) / 2.0)
+                       for key, (low, high) in score_intervals(view, None, resamples, seed, level=level).items())
