@@ -303,7 +303,8 @@ def test_a_pooled_score_beside_the_mean_over_strata(tmp_path):
 
     from scoring import itemview, tracks
     from scoring.log import Log
-    from scoring.metaeval import analysis, bootstrap, exact
+    from scoring import bootstrap
+    from scoring.metaeval import analysis, exact
     from scoring.runner import score_submission
 
     tracks.add_folder(os.path.join(HERE, "kinds"))
