@@ -378,6 +378,41 @@ def stage_tracks(competition, stage):
         path = os.path.join(folder, name)
         if os.path.isdir(path) and os.path.isfile(os.path.join(path, "track.yaml")):
             found[name] = layout.find_tracks(path, TRACKS, shown_root(stage, name))[0]
+        else:
+            raise BuildError("%s/%s%s is not read: %s/ holds one folder per track, each with its track.yaml naming "
+                             "its kind; move it out of %s/ or remove it." % (
+                                 stage, name, "/ has no track.yaml and" if os.path.isdir(path) else "", stage, stage))
+    return found
+
+
+#: What the build reads at the top of a competition folder (the pages source.yaml names too).
+COMPETITION_ENTRIES = ("development", "final", "starting_kit", "source.yaml", "kinds")
+
+
+def unread_entries(competition, source, phases):
+    """The warnings for what the build does not read in the organizer's folder: an entry at
+    its top that is none of COMPETITION_ENTRIES or the pages, a folder of starting_kit/ that
+    is no track's, a file of kinds/ that is no kind."""
+    pages = set(os.path.realpath(path) for path in source["pages"].values())
+    found = []
+    for name in layout.visible_entries(competition):
+        path = os.path.join(competition, name)
+        if name not in COMPETITION_ENTRIES and os.path.realpath(path) not in pages and \
+                not any(page.startswith(os.path.realpath(path) + os.sep) for page in pages):
+            found.append("%s is not read by the build (it reads %s and the pages source.yaml names); it goes into no "
+                         "zip." % (path, ", ".join(COMPETITION_ENTRIES)))
+    tracks = set(phase.name for phase in phases)
+    kit = os.path.join(competition, "starting_kit")
+    if os.path.isdir(kit):
+        found += ["%s is no track's sample submission (the tracks are %s); it goes into no zip."
+                  % (os.path.join(kit, name), ", ".join(sorted(tracks)))
+                  for name in layout.visible_entries(kit) if name not in tracks]
+    folder = os.path.join(competition, "kinds")
+    if os.path.isdir(folder):
+        found += ["%s is not read: kinds/ holds one <kind>.py per kind of track; it goes into no zip."
+                  % os.path.join(folder, name) for name in layout.visible_entries(folder)
+                  if not (name.endswith(".py") and os.path.isfile(os.path.join(folder, name)))
+                  and name != "__pycache__"]
     return found
 
 
@@ -633,6 +668,8 @@ def build(dist, competition=None, together=False):
                             "keys": p.keys} for p in one.phases]})
             manifest["warnings"] += [w for w in warnings(one) if w not in manifest["warnings"]]
         manifest["warnings"] += reference_warnings(phases)
+        if competition is not None:
+            manifest["warnings"] += unread_entries(competition, source, phases)
         if competition is None:
             for entry in manifest["competitions"]:
                 for phase in entry["phases"]:

@@ -34,12 +34,16 @@ def track_options(config, module, where):
 
 
 def phase_tracks(ref_dir, shown_root="ref"):
-    """(track, its module, its parsed options, its key prefix) of each track of ref_dir.
+    """(track, its module, its parsed options, its key prefix) of each track of ref_dir,
+    every file of each track's folder one its kind reads (layout.refuse_unread).
     shown_root: how messages name ref_dir (the build names the organizer's folder)."""
     tracks = layout.find_tracks(ref_dir, TRACKS, shown_root)
     prepared = []
     for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
         module = TRACKS[track.kind]
+        layout.refuse_unread(track, kinds.require(track.kind, "reference_files", "the check that every reference "
+                                                  "file is read")(track),
+                             kinds.require(track.kind, "REFERENCE", "the sentence naming a reference file not read"))
         prepared.append((track, module, track_options(track.config, module, track.ref_name("track.yaml")), prefix))
     return prepared
 

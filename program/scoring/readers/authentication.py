@@ -45,12 +45,17 @@ def allowed_labels(subset_name):
     return "0/1, authentic/imitation or %s/not-%s" % (subset_name, subset_name)
 
 
-def subset_names(track_path):
-    """The subsets of a track: one <Subset>.csv per subset in ref/ (archive litter such
-    as macOS's ._<Subset>.csv left out)."""
-    return sorted(os.path.splitext(name)[0] for name in os.listdir(track_path)
+def subset_files(track_path):
+    """The subsets' files of a track: one <Subset>.csv per subset in ref/ (archive litter
+    such as macOS's ._<Subset>.csv left out)."""
+    return sorted(name for name in os.listdir(track_path)
                   if name.lower().endswith(".csv") and not names.is_litter(name)
                   and os.path.isfile(os.path.join(track_path, name)))
+
+
+def subset_names(track_path):
+    """The subsets of a track, from their files (subset_files)."""
+    return [os.path.splitext(name)[0] for name in subset_files(track_path)]
 
 
 def read_ground_truth(track):

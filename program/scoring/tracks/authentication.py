@@ -357,6 +357,14 @@ def public_items(track):
                         for subset in reader.read_ground_truth(track)]}
 
 
+REFERENCE = "one <Subset>.csv of filename,label rows per subset, at the top of the track's folder"
+
+
+def reference_files(track):
+    """The files of the track's folder that the reader reads (layout.refuse_unread)."""
+    return reader.subset_files(track.path)
+
+
 def stand_in_reference(items, directory):
     from ..public import write_text
 

@@ -234,6 +234,14 @@ def public_items(track):
     return {"image_lists": lists, "categories": categories}
 
 
+REFERENCE = "one <Category>.txt of '<image id> <label>' lines per category, at the top of the track's folder"
+
+
+def reference_files(track):
+    """The files of the track's folder that the reader reads (layout.refuse_unread)."""
+    return [name + ".txt" for name in reader.category_names(track.path)]
+
+
 def stand_in_reference(items, directory):
     from ..public import write_text
 

@@ -449,6 +449,15 @@ def public_items(track):
     return {"manuscripts": manuscripts}
 
 
+REFERENCE = ("one folder per manuscript holding a ground-truth mask per page (.png, .tif, .tiff or .bmp), "
+             "Manuscript_A/page01.png")
+
+
+def reference_files(track):
+    """The files of the track's folder that the reader reads (layout.refuse_unread)."""
+    return [page.manuscript + "/" + page.filename for _, pages in reader.ground_truth_pages(track) for page in pages]
+
+
 def _blank_pages(items, directory, extension=None):
     from PIL import Image
 

@@ -1,0 +1,118 @@
+"""Nothing of the organizer's is lost in silence: every file of a track's folder is one its
+kind reads, or the phase is refused naming it (evaluate.py and the build alike); a name
+holding '/' (or a character Windows refuses) is written with its look-alike (U+2215, the
+full-width forms) and scores and shows as written, in every kind; what the build does not
+read at the top of the organizer's folder is warned about by name.
+
+The checks are functions of a kind and a phase (its ref/ track folder), so that a per-kind
+harness can run them on any kind."""
+
+import os
+import shutil
+import sys
+
+import pytest
+from conftest import ROOT, run_scorer
+from test_organizer_names import competition, write
+
+from scoring import public
+from scoring import tracks as kinds
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import make_bundle  # noqa: E402
+
+TEST_KINDS = os.path.join(ROOT, "tests", "kinds")
+
+#: A category of the issue's competition, in a sub-folder as an organizer first wrote it.
+NESTED = "Diwali/\u0926\u0940\u092a\u093e\u0935\u0932\u0940.txt"  # Diwali/दीपावली.txt
+#: The look-alikes of the characters a file name cannot hold (docs/organizers.md): '/' on
+#: every system, the others on Windows.
+LOOK_ALIKES = "\u2215\uff3c\uff1a\uff0a\uff1f\uff02\uff1c\uff1e\uff5c"  # ∕＼：＊？＂＜＞｜
+
+OCR_REFERENCE = {"Ms_A.tsv": "a1\tIn the beginning\na2\twas the word\n", "Ms_B.tsv": "b1\tand the word\n"}
+
+
+def kind_phase(kind, root):
+    """root/ref/ (a track of the kind at its root) and root/res/ (its dummy submission): the
+    demo's phase for a built-in kind, tests/kinds' own reference for the ocr kind."""
+    ref = os.path.join(root, "ref")
+    if kind == "ocr":
+        kinds.add_folder(TEST_KINDS)
+        for name, text in dict(OCR_REFERENCE, **{"track.yaml": "track: ocr\n"}).items():
+            write(os.path.join(ref, name), text)
+    else:
+        shutil.copytree(os.path.join(ROOT, "input", "ref", kind), ref)
+    public.dummy_submission(public.public_items(ref), os.path.join(root, "res"))
+    return root
+
+
+def first_stratum(items):
+    """The first named part of a phase's public items (a subset, manuscript, category...):
+    the first dict with a name in the first list of them."""
+    for value in items["tracks"][0]["items"].values():
+        if isinstance(value, list) and value and isinstance(value[0], dict) and "name" in value[0]:
+            return value[0]["name"]
+    raise AssertionError("no named part in %r" % items)
+
+
+def check_unread_file_refused(root):
+    """A file of the track's folder that its kind does not read stops evaluate.py (exit 2) with
+    a sentence naming it and the look-alike spelling of its name."""
+    write(os.path.join(root, "ref", *NESTED.split("/")), "x 1\n")
+    run = run_scorer(root, os.path.join(root, "out"))
+    assert run.status == 2, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert "ref/%s is not read: the reference data of a track of kind " % NESTED in last, last
+    assert "Diwali\u2215\u0926\u0940\u092a\u093e\u0935\u0932\u0940.txt" in last, last
+    assert not os.path.exists(os.path.join(root, "out", "scores.txt"))
+
+
+def check_look_alike_names(root):
+    """A part of the phase named with every look-alike scores, and the page shows the name as
+    written."""
+    ref = os.path.join(root, "ref")
+    old = first_stratum(public.public_items(ref))
+    new = "Diwali" + LOOK_ALIKES + "\u0926\u0940\u092a\u093e\u0935\u0932\u0940"
+    entry = next(name for name in os.listdir(ref) if os.path.splitext(name)[0] == old or name == old)
+    os.rename(os.path.join(ref, entry), os.path.join(ref, new + entry[len(old):]))
+    shutil.rmtree(os.path.join(root, "res"))
+    items = public.public_items(ref)
+    public.dummy_submission(items, os.path.join(root, "res"))
+    run = run_scorer(root, os.path.join(root, "out"))
+    assert run.status == 0, run.stderr
+    with open(os.path.join(root, "out", "detailed_results.html"), encoding="utf-8") as stream:
+        assert new in stream.read()
+
+
+KINDS = ["authentication", "lines", "events", "ocr"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_file_the_kind_does_not_read_is_refused_by_name(kind, tmp_path):
+    check_unread_file_refused(kind_phase(kind, str(tmp_path)))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_name_holding_what_a_file_name_cannot_is_written_with_look_alikes(kind, tmp_path):
+    check_look_alike_names(kind_phase(kind, str(tmp_path)))
+
+
+def test_the_build_refuses_an_unread_file_and_warns_about_what_it_does_not_read(tmp_path):
+    folder = competition(str(tmp_path / "competition"))
+    write(os.path.join(folder, "development", "fetes", *NESTED.split("/")), "dev00.jpg 1\n")
+    with pytest.raises(make_bundle.ScoringError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert raised.value.sentence.startswith("development/fetes/%s is not read: the reference data of a track of "
+                                            "kind events are one <Category>.txt" % NESTED)
+    os.remove(os.path.join(folder, "development", "fetes", *NESTED.split("/")))
+    os.rmdir(os.path.join(folder, "development", "fetes", "Diwali"))
+    write(os.path.join(folder, "final", "notes.txt"), "to do\n")
+    with pytest.raises(make_bundle.BuildError) as raised:
+        make_bundle.build(str(tmp_path / "dist"), folder)
+    assert str(raised.value).startswith("final/notes.txt is not read: final/ holds one folder per track")
+    os.remove(os.path.join(folder, "final", "notes.txt"))
+    write(os.path.join(folder, "notes.md"), "to do\n")
+    write(os.path.join(folder, "starting_kit", "old", "x.txt"), "x\n")
+    warnings = make_bundle.build(str(tmp_path / "dist"), folder)["warnings"]
+    assert "%s is not read by the build" % os.path.join(folder, "notes.md") in " ".join(warnings)
+    assert "%s is no track's sample submission" % os.path.join(folder, "starting_kit", "old") in " ".join(warnings)
