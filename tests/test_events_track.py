@@ -131,7 +131,11 @@ def test_did_you_mean(tmp_path, submitted):
     res = dict(RES)
     res[submitted] = res.pop("La_Tomatina.txt")
     run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\n"), tmp_path / "out")
-    assert_clean_failure(run, 1, "no La_Tomatina.txt", "did you mean %s?" % submitted)
+    how = {"la_tomatina.txt": "which differs only in case (names are case-sensitive)",
+           "La Tomatina.txt": "which differs only in its spaces, dashes, underscores or case",
+           "La_Tomatina": "which differs in its extension", "La_Tomatin.txt": "a name close to it"}[submitted]
+    assert_clean_failure(run, 1, "The submission has no La_Tomatina.txt; found %s, %s: rename it La_Tomatina.txt"
+                         % (submitted, how))
 
 
 def test_missing_file_without_near_name(tmp_path):

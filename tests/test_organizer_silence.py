@@ -116,3 +116,67 @@ def test_the_build_refuses_an_unread_file_and_warns_about_what_it_does_not_read(
     warnings = make_bundle.build(str(tmp_path / "dist"), folder)["warnings"]
     assert "%s is not read by the build" % os.path.join(folder, "notes.md") in " ".join(warnings)
     assert "%s is no track's sample submission" % os.path.join(folder, "starting_kit", "old") in " ".join(warnings)
+
+
+# ---------------------------------------------------------------- what participants and organizers read
+
+TITLED = "track: events\ntitle: F\u00eates du monde\ncompetition: \u0645\u0633\u0627\u0628\u0642\u0629 2027\n"
+
+
+def titled_events(root):
+    """The demo's events track at the root of ref/, titled by its organizer."""
+    shutil.copytree(os.path.join(ROOT, "input", "ref", "events"), os.path.join(root, "ref"))
+    write(os.path.join(root, "ref", "track.yaml"), TITLED)
+    shutil.copytree(os.path.join(ROOT, "input", "res", "events"), os.path.join(root, "res"))
+    return root
+
+
+def test_a_refused_page_is_titled_like_the_others(tmp_path):
+    root = titled_events(str(tmp_path))
+    os.remove(os.path.join(root, "res", "La_Tomatina.txt"))
+    run = run_scorer(root, os.path.join(root, "out"))
+    assert run.status == 1
+    with open(os.path.join(root, "out", "detailed_results.html"), encoding="utf-8") as stream:
+        page = stream.read()
+    assert "<title>Detailed results: \u0645\u0633\u0627\u0628\u0642\u0629 2027: " in page
+    assert '<p class="competition">\u0645\u0633\u0627\u0628\u0642\u0629 2027</p>' in page
+    assert "<h2>F\u00eates du monde</h2>" in page
+
+
+def test_no_internal_name_on_a_participant_s_page(tmp_path):
+    """The log and the tables speak of the track by its title and of metrics by their titles."""
+    for kind in ("lines", "events"):
+        root = str(tmp_path / kind)
+        shutil.copytree(os.path.join(ROOT, "input", "ref", kind), os.path.join(root, "ref"))
+        shutil.copytree(os.path.join(ROOT, "input", "res", kind), os.path.join(root, "res"))
+        run = run_scorer(root, os.path.join(root, "out"))
+        assert run.status == 0, run.stderr
+        with open(os.path.join(root, "out", "detailed_results.html"), encoding="utf-8") as stream:
+            page = stream.read()
+        for jargon in ("ref/", "track.yaml", "public_details", "T_a", "standard line_iu", ">line_iu</th>"):
+            assert jargon not in page, (kind, jargon)
+        if kind == "lines":  # the demo's lines track shows both protocols side by side
+            assert ">Line IU (standard)<" in page and ">Line IU (fest2025)<" in page
+
+
+def test_the_checker_counts_in_words():
+    from conftest import PROGRAM
+
+    sys.path.insert(0, PROGRAM)
+    import check_submission
+
+    assert [check_submission.counted(n, "score") for n in (0, 1, 2)] == ["0 scores", "1 score", "2 scores"]
+
+
+def test_compare_names_a_track_by_its_organizer_s_title(tmp_path):
+    from scoring.metaeval import cli
+
+    root = titled_events(str(tmp_path / "phase"))
+    out = str(tmp_path / "compared")
+    assert cli.main(["--ref", os.path.join(root, "ref"), "--out", out, "--names", "a,b", "--resamples", "50",
+                     "--permutations", "100", os.path.join(root, "res"), os.path.join(root, "res")]) == 0
+    with open(os.path.join(out, "ranking.csv"), encoding="utf-8") as stream:
+        assert "F\u00eates du monde" in stream.read()
+    with open(os.path.join(out, "report.html"), encoding="utf-8") as stream:
+        report = stream.read()
+    assert "Track F\u00eates du monde" in report and "Track events" not in report

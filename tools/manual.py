@@ -38,14 +38,24 @@ COMMON_ERRORS = [
     ("a file that leaves the submission", "{link} leaves the submission folder or is a link; submit regular files "
                                           "only."),
     ("not enough memory", "the submission needs more memory than the scoring machine has."),
-    ("a file named almost as expected", "The submission has no {file}; did you mean {near_file}? Name each file "
-                                        "exactly as the phase expects it."),
-    ("a file named in another case", "The submission has no {file}; did you mean {file_upper}? File names are "
-                                     "case-sensitive."),
+    ("a file named almost as expected", "The submission has no {file}; found {near_file}, a name close to it: "
+                                        "rename it {file} if it is meant for it."),
+    ("a file named in another case", "The submission has no {file}; found {file_upper}, which differs only in case "
+                                     "(names are case-sensitive): rename it {file}."),
+    ("a file named with other accents", "The submission has no {file_accented}; found {file_plain}, which differs "
+                                        "only in its accents: rename it {file_accented}."),
+    ("a file named with other accents and case", "The submission has no {file_accented}; found "
+                                                 "{file_plain_lower}, which differs only in its accents and case: "
+                                                 "rename it {file_accented}."),
+    ("a file named with other spaces, dashes or underscores", "The submission has no {file_words}; found "
+                                                              "{file_underscored}, which differs only in its spaces, "
+                                                              "dashes, underscores or case: rename it {file_words}."),
+    ("a file with another extension", "The submission has no {file}; found {file_other_form}, which differs in its "
+                                      "extension: rename it {file}."),
     ("several files missing, one named almost so", "The submission has no {file} ({missing_count} of the "
                                                    "{expected_count} expected files are missing, e.g. {file}, "
-                                                   "{file2}); did you mean {near_file}? Name each file exactly as the "
-                                                   "phase expects it."),
+                                                   "{file2}); found {near_file}, a name close to it: rename it {file} "
+                                                   "if it is meant for it."),
     ("two files for one name", "The submission holds both {file} and {file_other_form}; keep one."),
     ("one name written twice (composed and decomposed, NFC and NFD)", "The submission holds 2 files named "
                                                                       "{file_accented}, written differently in the "
@@ -94,6 +104,8 @@ COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "folder_upp
                  "other": "other", "other_files": "its own files", "other_file": "other/page.png", "hint": "",
                  "file2": "results2.txt", "near_file": "results (1).txt", "file_upper": "Results.txt",
                  "file_other_form": "results.csv", "file_accented": "S\u00e9vign\u00e9.txt",
+                 "file_plain": "Sevigne.txt", "file_plain_lower": "sevigne.txt", "file_words": "my results.txt",
+                 "file_underscored": "my_results.txt",
                  "file_forms": "'Se\\u0301vigne\\u0301.txt', 'S\\xe9vign\\xe9.txt'", "image_any": "img_001.png",
                  "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
                  "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",

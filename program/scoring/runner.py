@@ -95,12 +95,11 @@ def score_submission(input_dir, log):
     results = []
     for track, module, options, prefix in prepared:
         submission = matching.submission_for(track, index, all_tracks, log)
-        log.info("Scoring track %s (%s)." % (track.rel or "at the root of ref/", track.kind))
+        title = track_title(track, options)
+        log.info("Scoring %s." % (title if not track.rel or title == track.rel else "%s (%s/)" % (title, track.rel)))
         result = module.score(track, submission, options, log)
-        result.title = track_title(track, options)
+        result.title = shown_title(track, options, prefix)
         result.competition = options["competition"] or ""
-        if prefix and result.title != track.rel:
-            result.title = "%s (%s)" % (result.title, track.rel)
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
         result.key_prefix = prefix
@@ -115,6 +114,13 @@ def track_title(track, options):
     """The track's title on the page: the organizer's (track.yaml's title), else its folder's
     name, else the neutral name of its kind."""
     return options["title"] or track.rel or kinds.require(track.kind, "LABEL", "the detailed results page")
+
+
+def shown_title(track, options, prefix):
+    """The track's title on its page and in compare.py's report: track_title, and its folder
+    when two tracks of its kind share the phase (their keys are prefixed)."""
+    title = track_title(track, options)
+    return "%s (%s)" % (title, track.rel) if prefix and title != track.rel else title
 
 
 def stand_in_result(result):

@@ -168,8 +168,10 @@ def read_merged_labels(path, shown, subsets):
             named = by_lower.get(names.canonical(cells[index["subset"]]).lower())
             if named is None:
                 guess = names.near_name(cells[index["subset"]], [s.name for s in subsets])
+                given = cells[index["subset"]]
                 raise SubmissionError("%s line %d names the subset %r; %s" % (
-                    shown, line, cells[index["subset"]], "did you mean %s?" % guess if guess else
+                    shown, line, given, "the test set has %s, %s: write it %s." % (
+                        guess, names.how_it_differs(given, guess), guess) if guess else
                     "expected one of %s." % names.shown_list([s.name for s in subsets])))
         value = names.canonical(text).lower()
         by_label = by_lower.get(value[4:] if value.startswith("not-") else value)

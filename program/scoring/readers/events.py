@@ -564,7 +564,8 @@ def _match_by_dictionary(ids, lines, shown, category):
         fix = "list only the images of the test set."
         near = hints.near_image(ids[i], category.ids)
         if near is not None:
-            fix = "did you mean %s? Write each image id as the test set does, with its extension." % near
+            fix = ("the test set has %s, which differs in its extension: write each image id as the test set does, "
+                   "%s." % (near, near))
         raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; %s"
                               % (shown, line_number(lines, i), ids[i], len(category.ids), category.name, fix))
 

@@ -296,7 +296,7 @@ def describe(result, per_subset, ks, documentation, options):
             section.add(Table(["filename", "true", "predicted"] + top_columns,
                               [[f, int(t), int(p)] + list(h) for f, t, p, h in
                                zip(subset.filenames, subset.labels, y_pred, retrieval["hits"].tolist())],
-                              "Per image (public_details: true)"))
+                              "Per image (made public by the organizers)"))
 
 
 def unlabeled_files(track):
@@ -479,6 +479,8 @@ ERRORS = [
                        "image must be listed.", None),
     ("merged labels: an unknown subset", "labels.csv line {line} names the subset '{value}'; expected one of "
                                          "{subsets}.", None),
+    ("merged labels: a subset named almost so", "labels.csv line {line} names the subset '{subset_near}'; the test "
+                                                "set has {subset}, a name close to it: write it {subset}.", None),
     ("merged labels: subset and label disagree", "labels.csv line {line} says subset {subset} but the label "
                                                  "'not-{subset2}' names {subset2}; make them agree.", None),
     ("merged labels: no subset", "labels.csv line {line}: the subset of {image} cannot be told from its name or "
@@ -568,7 +570,8 @@ def error_values(items):
     images = (first["images"] + ["image.png", "image2.png"])[:2]
     labels = first["name"] + "_labels.csv"
     return {
-        "subset": first["name"], "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
+        "subset": first["name"], "subset_near": first["name"][:-1] + "_",
+        "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
         "labels": labels, "file": labels,
         "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
         "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",

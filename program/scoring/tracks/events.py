@@ -158,7 +158,7 @@ def describe(result, rows, kept, options):
     hardest = hardest_images(ordered)
     result.private.append(("events/hardest_images.csv", csv_bytes(HARDEST_COLUMNS, hardest)))
     if options["public_details"]:
-        details = result.section("Hardest images per category (public_details: true)")
+        details = result.section("Hardest images per category (made public by the organizers)")
         details.add(Table(HARDEST_COLUMNS, hardest, "Per category, the %d lowest-ranked positives and %d "
                                                     "highest-ranked negatives" % (HARDEST, HARDEST)))
 
@@ -349,8 +349,8 @@ ERRORS = [
     ("an unknown image", "{file} line {line} names the image {unknown}, which is not among the {count} images of "
                          "category {category}; list only the images of the test set.", None),
     ("an id without its extension", "{file} line {line} names the image {stem}, which is not among the {count} "
-                                    "images of category {category}; did you mean {image}? Write each image id as "
-                                    "the test set does, with its extension.", None),
+                                    "images of category {category}; the test set has {image}, which differs in its "
+                                    "extension: write each image id as the test set does, {image}.", None),
     ("images missing", "{file} lacks 1 of the {count} images of category {category}, e.g. {image}; list every "
                        "image with a confidence.", lambda options: options["missing"] == "error"),
 ]
