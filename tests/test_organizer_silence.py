@@ -180,3 +180,99 @@ def test_compare_names_a_track_by_its_organizer_s_title(tmp_path):
     with open(os.path.join(out, "report.html"), encoding="utf-8") as stream:
         report = stream.read()
     assert "Track F\u00eates du monde" in report and "Track events" not in report
+
+
+# ---------------------------------------------------------------- every page and field on every platform
+
+ORGANIZER_SOURCE = """title: Manuscripts of the Silk Road
+description: Three tracks of the Silk Road's manuscripts, scored by one program.
+codabench_final_reference: withheld
+pages:
+  data: data.html
+  overview: overview.html
+tracks:
+  lignes:
+    labels:
+      line_iu: Line intersection over union of the whole set
+"""
+
+
+def zip_text(path, name):
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        return archive.read(name).decode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def organizer_build(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("organizer_pages"))
+    folder = competition(os.path.join(root, "competition"))
+    write(os.path.join(folder, "source.yaml"), ORGANIZER_SOURCE)
+    write(os.path.join(folder, "data.html"), "<h2>Data</h2><p>Download the Silk Road set from our archive.</p>")
+    write(os.path.join(folder, "overview.html"), "<h2>Overview</h2><p>Welcome.</p>")
+    manifests = {}
+    for together in (False, True):
+        dist = os.path.join(root, "dist-together" if together else "dist")
+        manifests[together] = make_bundle.build(dist, folder, together)
+    return root, manifests
+
+
+def test_evalai_carries_the_organizer_s_data_page(organizer_build):
+    root, manifests = organizer_build
+    for dist in ("dist/fetes", "dist-together"):
+        overview = zip_text(os.path.join(root, dist, "evalai_challenge.zip"), "templates/overview.html")
+        assert "<p>Welcome.</p>" in overview and "Download the Silk Road set from our archive." in overview
+    notes = manifests[False]["competitions"][0]["platforms"]["evalai"]["notes"]
+    assert "EvalAI has no data page: the data page (yours) is shown at the end of the overview." in notes
+
+
+def test_the_competition_s_description_reaches_every_zip_of_a_track(organizer_build):
+    import yaml
+
+    root, _ = organizer_build
+    for track in ("falsid", "lignes", "fetes"):
+        folder = os.path.join(root, "dist", track)
+        codabench = yaml.safe_load(zip_text(os.path.join(folder, "codabench_competition.zip"), "competition.yaml"))
+        v15 = yaml.safe_load(zip_text(os.path.join(folder, "competition.zip"), "competition.yaml"))
+        evalai = yaml.safe_load(zip_text(os.path.join(folder, "evalai_challenge.zip"), "challenge_config.yaml"))
+        for description in (codabench["description"], v15["description"], evalai["short_description"]):
+            assert description == "Three tracks of the Silk Road's manuscripts, scored by one program.", track
+
+
+def test_a_withheld_final_is_told_to_participants_and_warned_about(organizer_build):
+    import yaml
+
+    root, manifests = organizer_build
+    codabench = yaml.safe_load(zip_text(os.path.join(root, "dist", "fetes", "codabench_competition.zip"),
+                                        "competition.yaml"))
+    final = codabench["phases"][1]["description"]
+    assert "shows 0 in every column" in final and "scored against the test set once the phase has closed" in final
+    assert "shows 0" not in codabench["phases"][0]["description"]
+    assert any(w.startswith("your own overview page replaces the generated one, which tells participants that "
+                            "final-phase submissions read 0") for w in manifests[False]["warnings"])
+
+
+def test_shortened_column_titles_are_said(organizer_build):
+    _, manifests = organizer_build
+    lignes = [c for c in manifests[False]["competitions"] if c["folder"] == "lignes"][0]["platforms"]
+    said = "shows the column 'Line intersection over union of the whole set' as 'LINE IU' (its column titles hold " \
+           "at most 36 characters"
+    assert any(note.startswith("Codabench " + said) for note in lignes["codabench"]["notes"])
+    assert any(note.startswith("EvalAI " + said) for note in lignes["evalai"]["notes"])
+    # 50 characters on v1.5: the overall column keeps its title there, a manuscript's is shortened
+    assert not any("'Line intersection over union of the whole set' as" in n for n in lignes["codalab"]["notes"])
+    assert any(note.startswith("Codalab v1.5 shows the column 'CSG 863 Line intersection over union of the whole set' "
+                               "as 'CSG 863 LINE IU'") for note in lignes["codalab"]["notes"])
+
+
+def test_the_v1_5_note_never_points_to_a_codabench_zip_that_is_not_there(organizer_build):
+    root, manifests = organizer_build
+    platforms = manifests[True]["competitions"][0]["platforms"]
+    assert platforms["codabench"]["zip"] is None
+    assert not os.path.exists(os.path.join(root, "dist-together", "codabench_competition.zip"))
+    note = platforms["codalab"]["notes"][0]
+    assert "codabench_competition.zip" not in note and note.endswith(
+        "for Codabench, build each track's own competition (without --together).")
+    per_track = manifests[False]["competitions"][0]["platforms"]["codalab"]["notes"][0]
+    assert per_track.endswith("upload codabench_competition.zip to Codabench.")

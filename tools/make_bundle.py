@@ -197,7 +197,7 @@ def complete_source(raw, path, tracks):
     written = [str(c["competition"]) for _, _, configs in tracks for c in configs if c.get("competition") is not None]
     source.setdefault("title", (written + [", ".join(titles)])[0])
     source["title"] = str(source["title"])
-    source.setdefault("description", " ".join(source["tracks"][d]["description"] for d, _, _ in tracks))
+    source.setdefault("description", default_description(source))
     dates = default_dates()
     given_dates = raw.get("dates") or {}
     if not isinstance(given_dates, dict) or set(given_dates) - set(dates):
@@ -228,9 +228,10 @@ def complete_source(raw, path, tracks):
 
 
 def track_source(source, directory):
-    """The source of a one-track competition: its title and description unless given. The
-    title is "<competition>: <track>", or the track's title alone where that is longer than
-    Codalab v1.5 stores (CODALAB_MAX_TITLE)."""
+    """The source of a one-track competition. The title is "<competition>: <track>", or the
+    track's title alone where that is longer than Codalab v1.5 stores (CODALAB_MAX_TITLE).
+    The description is the competition's when the organizer wrote one (the overview adds the
+    track's below it), else the track's."""
     one = copy.deepcopy(source)
     one["tracks"] = {directory: source["tracks"][directory]}
     if len(source["tracks"]) > 1:
@@ -238,8 +239,14 @@ def track_source(source, directory):
         one["title"] = "%s: %s" % (source["title"], track_title)
         if len(one["title"]) > codalab.MAX_TITLE:
             one["title"] = track_title
-        one["description"] = source["tracks"][directory]["description"]
+        if source["description"] == default_description(source):
+            one["description"] = source["tracks"][directory]["description"]
     return one
+
+
+def default_description(source):
+    """The competition's description when source.yaml gives none: its tracks' descriptions."""
+    return " ".join(settings["description"] for _, settings in sorted(source["tracks"].items()))
 
 
 # ---------------------------------------------------------------------------- the organizer's folder
@@ -537,6 +544,8 @@ def pages(source, phases, platform=None):
     for name, path in source["pages"].items():
         with open(path, encoding="utf-8") as stream:
             html[name] = stream.read().replace("<!-- columns -->", columns_table(source, phases))
+    if platform and platform.get("data_in_overview"):  # a platform without a data page (EvalAI)
+        html = page_texts.fold_data(html)
     return html
 
 
