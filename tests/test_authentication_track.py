@@ -628,7 +628,7 @@ def test_label_file_inside_a_folder(tmp_path):
     (b"filename;label\nPIZAN_000001.jpg;0\n",
      ["Pizan_labels.csv separates its columns with semicolons; expected commas, e.g. 'filename,label'."]),
     (b"PIZAN_000001.jpg,0\nPIZAN_000002.jpg,0\n",
-     ["Pizan_labels.csv line 1 should be the header 'filename,label,subset' (found 'PIZAN_000001.jpg,0'); "
+     ["Pizan_labels.csv line 1 should be the header 'filename,label' (found 'PIZAN_000001.jpg,0'); "
       "add the header line."]),
     (b"filename,label\nPIZAN_000001.jpg,0\nfilename,label\nPIZAN_000002.jpg,0\n",
      ["Pizan_labels.csv line 3 repeats the header; keep a single header line."]),

@@ -13,6 +13,7 @@ malformed submissions, is one of them.
 """
 
 import markup
+import mistakes
 from scoring import __version__
 from scoring.tracks import require
 
@@ -60,8 +61,6 @@ COMMON_ERRORS = [
     ("one name written twice (composed and decomposed, NFC and NFD)", "The submission holds 2 files named "
                                                                       "{file_accented}, written differently in the "
                                                                       "zip ({file_forms}); keep one."),
-    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_line}); "
-                            "list each image once."),
     ("check_submission.py: not a zip", "{zip} is neither a zip file nor a folder; upload a zip of your result "
                                        "files."),
     ("check_submission.py: no such file", "{zip} does not exist."),
@@ -109,7 +108,7 @@ COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "folder_upp
                  "file_forms": "'Se\\u0301vigne\\u0301.txt', 'S\\xe9vign\\xe9.txt'", "image_any": "img_001.png",
                  "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
                  "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",
-                 "repeat_line": 9, "first_line": 2, "missing_count": 2, "expected_count": 3}
+                 "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3}
 
 
 def fill(template, values):
@@ -213,17 +212,35 @@ def _columns(columns):
     return text
 
 
+def error_rows(track_items, options):
+    """[(problem, sentence)] of the manual's table of refusals: the kind's rows that apply
+    under these options, then every kind's; each sentence the scoring program's own for that
+    mistake made to a submission of this phase (mistakes.sentence_for), else the row's
+    template filled with example values (a mistake the phase cannot make: a link, a pipe)."""
+    kind = track_items["kind"]
+    values = dict(COMMON_VALUES)
+    values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
+    own = require(kind, "errors", "the manual's error messages")(options)
+    values["link"] = values.get("file") or values.get("page") or values["link"]  # a name of this phase
+    rows = []
+    for problem, template in list(own) + list(COMMON_ERRORS):
+        sentence = mistakes.sentence_for(track_items, problem, template, (problem, template) in own)
+        if sentence is not False:  # False: a row of every kind's that this kind never says
+            rows.append((problem, sentence or fill(template, values)))
+    return rows
+
+
 def _errors(track_items, options):
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
-    rows = [[problem, markup.literal(fill(sentence, values))]
-            for problem, sentence in require(kind, "errors", "the manual's error messages")(options)]
-    rows += [[problem, markup.literal(fill(sentence, values))] for problem, sentence in COMMON_ERRORS]
+    rows = [[problem, markup.literal(sentence)] for problem, sentence in error_rows(track_items, options)]
     hints = [[problem, markup.literal(fill(clause, values).strip())] for problem, clause in HINTS]
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
-            "The names below are examples from this phase.\n\n"
+            "Each example is the scoring program's own sentence for that mistake made to a submission of this "
+            "phase (a few of its items); a mistake this phase cannot show (a link, a pipe, memory) is shown "
+            "with example names.\n\n"
             + table(["problem", "message"], rows)
             + "\n\nA sentence about a missing file may end, before its full stop, with what was found instead:\n\n"
             + table(["found", "the sentence ends with"], hints))

@@ -415,7 +415,7 @@ def submission_format(options):
         "- `<Subset>_distances.csv`: a square matrix of distances between the images of the subset, top-left "
         "cell empty, a header row of file names, then one row per image starting with its name; or "
         "`<Subset>_distances.npz` with the arrays `names` and `distances` (`numpy.savez`), smaller and faster "
-        "for large subsets. Every distance a finite number. %s\n"
+        "for large subsets. Every distance a number, `inf` for the farthest (`NaN` is refused). %s\n"
         "- a `README.md`, `.txt` or `.pdf` describing your method (%s).\n\n"
         "Names must match the test set's exactly; where one does not, it is matched on the name without its "
         "extension if that is unambiguous, and the log says so. Images not in the test set are ignored with a "
@@ -477,6 +477,8 @@ ERRORS = [
                     "{subset}/not-{subset}.", None),
     ("images missing", "{labels} lacks {missing} of the {count} images of the ground truth, e.g. {image}; every "
                        "image must be listed.", None),
+    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_on_line}); "
+                            "list each image once.", None),
     ("merged labels: an unknown subset", "labels.csv line {line} names the subset '{value}'; expected one of "
                                          "{subsets}.", None),
     ("merged labels: a subset named almost so", "labels.csv line {line} names the subset '{subset_near}'; the test "
@@ -576,10 +578,10 @@ def error_values(items):
         "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
         "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
         "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
-        "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2, "value": "maybe",
-        "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0", "separator": "semicolons",
-        "columns": "filename,label", "all_columns": "filename,label,subset",
+        "column": 4, "row": 2, "fields": 3, "rows": 2, "value": "maybe",
+        "found": "%s;%s" % tuple(images), "line_one_text": images[0] + ",0", "separator": "semicolons",
+        "columns": "filename,label", "image_any": images[0], "repeat_line": 3, "first_on_line": 2,
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
         "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "9007199254740993",
-        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
+        "reason": "Bad CRC-32 for file 'distances.npy'", "csv_reason": "line contains NUL", "hint": "",
         "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}

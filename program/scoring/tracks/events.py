@@ -353,6 +353,8 @@ ERRORS = [
                                     "extension: write each image id as the test set does, {image}.", None),
     ("images missing", "{file} lacks 1 of the {count} images of category {category}, e.g. {image}; list every "
                        "image with a confidence.", lambda options: options["missing"] == "error"),
+    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_on_line}); "
+                            "list each image once.", None),
 ]
 ERRORS += TEXT_ERRORS  # the text files' own sentences (readers/text.py)
 errors = refusals(ERRORS)
@@ -367,5 +369,6 @@ def error_values(items):
     return {"file": name, "files": ", ".join(c["name"] + ".txt" for c in categories[:3]),
             "category": category["name"], "image": ids[0], "stem": os.path.splitext(ids[0])[0] or ids[0],
             "count": len(ids), "line": 3, "first": 1, "fields": 3, "line_text": ids[0] + " 0.8 0.1",
-            "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "",
+            "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "", "image_any": ids[0],
+            "repeat_line": 3, "first_on_line": 2,
             "more": " (all %d are missing)" % len(categories) if len(categories) > 1 else ""}
