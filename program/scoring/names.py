@@ -260,6 +260,11 @@ def refuse_repeats(names, shown, error, lines=None, what="image"):
                     % (shown, line(repeat), what, names[repeat], line(first), what))
 
 
+def counted(number, noun, plural=None):
+    """'1 field', '3 fields': a count with its noun in the right number."""
+    return "%d %s" % (number, noun if number == 1 else (plural or noun + "s"))
+
+
 def shown_list(names, limit=5):
     """'a, b, c' of at most `limit` names, then 'and N more'."""
     names = list(names)

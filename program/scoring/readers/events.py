@@ -391,8 +391,8 @@ def _split_pairs_by_line(data, shown, error):
         if not cells:
             continue
         if len(cells) != 2:
-            raise error("%s line %d has %d fields (%r); expected two, '<image id> <value>', separated by "
-                        "spaces or a tab." % (shown, number, len(cells), line.strip()[:60]))
+            raise error("%s line %d has %s (%r); expected two, '<image id> <value>', separated by "
+                        "spaces or a tab." % (shown, number, names.counted(len(cells), "field"), line.strip()[:60]))
         first.append(cells[0])
         second.append(cells[1])
         lines.append(number)

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 
+from .. import names
 from ..errors import SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
@@ -111,8 +112,8 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
         if not cells or (len(cells) == 1 and not cells[0].strip()):
             raise error("%s line %d is blank; remove blank lines." % (shown_name, number))
         if len(cells) != len(header):
-            raise error("%s line %d has %d fields; expected %d (%s)."
-                        % (shown_name, number, len(cells), len(header), ",".join(rows[0])))
+            raise error("%s line %d has %s; expected %d (%s)."
+                        % (shown_name, number, names.counted(len(cells), "field"), len(header), ",".join(rows[0])))
         if [c.strip().lower() for c in cells] == header:
             raise error("%s line %d repeats the header; keep a single header line." % (shown_name, number))
         body.append((number, [c.strip() for c in cells]))
@@ -401,7 +402,7 @@ CSV_ERRORS = [
     ("an unknown column", "{file} has an unexpected column 'score'; expected the columns {column_list}.", None),
     ("a column twice", "{file} repeats a column in its header; expected {columns}.", None),
     ("a blank line", "{file} line {line} is blank; remove blank lines.", None),
-    ("a line of another length", "{file} line {line} has {fields} fields; expected {count_columns} ({columns}).",
+    ("a line of another length", "{file} line {line} has {field_count}; expected {count_columns} ({columns}).",
      None),
     ("the header twice", "{file} line {line} repeats the header; keep a single header line.", None),
 ]

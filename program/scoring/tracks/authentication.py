@@ -578,7 +578,7 @@ def error_values(items):
         "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
         "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
         "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
-        "column": 4, "row": 2, "fields": 3, "rows": 2, "value": "maybe",
+        "column": 4, "row": 2, "fields": 3, "field_count": "3 fields", "rows": 2, "value": "maybe",
         "found": "%s;%s" % tuple(images), "line_one_text": images[0] + ",0", "separator": "semicolons",
         "columns": "filename,label", "image_any": images[0], "repeat_line": 3, "first_on_line": 2,
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",

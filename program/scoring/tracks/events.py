@@ -341,7 +341,7 @@ ERRORS = [
                                 "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
     ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
                       "{category}.", None),
-    ("not two fields", "{file} line {line} has {fields} fields ('{line_text}'); expected two, '<image id> <value>', "
+    ("not two fields", "{file} line {line} has {field_count} ('{line_text}'); expected two, '<image id> <value>', "
                        "separated by spaces or a tab.", None),
     ("a confidence that is no number", "{file} line {line} has the confidence '{value}'; expected a number such as "
                                        "0.127031.", None),
@@ -368,7 +368,7 @@ def error_values(items):
     name = category["name"] + ".txt"
     return {"file": name, "files": ", ".join(c["name"] + ".txt" for c in categories[:3]),
             "category": category["name"], "image": ids[0], "stem": os.path.splitext(ids[0])[0] or ids[0],
-            "count": len(ids), "line": 3, "first": 1, "fields": 3, "line_text": ids[0] + " 0.8 0.1",
+            "count": len(ids), "line": 3, "first": 1, "field_count": "3 fields", "line_text": ids[0] + " 0.8 0.1",
             "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "", "image_any": ids[0],
             "repeat_line": 3, "first_on_line": 2,
             "more": " (all %d are missing)" % len(categories) if len(categories) > 1 else ""}
