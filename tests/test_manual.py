@@ -227,6 +227,13 @@ def check_examples_are_the_program_s(kind, ref_dir):
         sentence = mistakes.program_sentence(track_items, mistakes.MISTAKES[problem])
         if sentence is not None:  # else a row the phase cannot make, shown with example names
             assert rows[problem] == sentence, (kind, problem, rows[problem], sentence)
+    hints = dict(manual.hint_rows(track_items, dict(manual.COMMON_VALUES)))
+    for problem, clause in hints.items():
+        assert "mytrack" not in clause and "{" not in clause, (kind, problem, clause)
+        if problem in mistakes.HINT_MISTAKES:  # the end of the program's own sentence
+            assert mistakes.program_sentence(track_items, mistakes.HINT_MISTAKES[problem]).endswith(
+                " " + clause + "."), (kind, problem, clause)
+    assert not set(hints) & set(manual.SEVERAL_TRACKS_HINTS)  # no kit's phase has several tracks
     return rows
 
 

@@ -15,7 +15,7 @@ malformed submissions, is one of them.
 import markup
 import mistakes
 from scoring import __version__
-from scoring.tracks import require
+from scoring.tracks import TRACKS, require
 
 #: The kit's files that the manual and the README link to.
 KIT_FILES = ("README.md", "MANUAL.md", "evaluation.html", "check_submission.py", "requirements.txt",
@@ -87,16 +87,19 @@ HINTS = [
     ("no track's folder", " (the submission holds {top} at its top)"),
     ("the file in a folder of another name", " (found {in_other_folder}: rename the folder {folder_other}/ to "
                                              "{folder}/)"),
-    ("a file of another name", " ({folder}/ holds {file_other}, a name the phase does not expect)"),
-    ("files of other names", " ({folder}/ holds 2 files whose names the phase does not expect: {file_other}, "
+    ("a file of another name", " ({holder} holds {file_other}, a name the phase does not expect)"),
+    ("files of other names", " ({holder} holds 2 files whose names the phase does not expect: {file_other}, "
                              "{file_other2})"),
     ("a zip inside the zip", " (the submission holds {inner_zip}, a zip inside the zip: the platform unzips your "
                              "upload once, so zip the result files themselves)"),
     ("another kind of track's files", " (the submission holds files of the {other} track ({other_files}), such as "
                                       "{other_file}: submit them to that track's phase)"),
 ]
+#: The HINTS of a phase of several tracks only (SEVERAL_TRACKS_ERRORS), which no kit's phase is.
+SEVERAL_TRACKS_HINTS = ("a track's folder named in another case", "a track's folder named almost so",
+                        "no track's folder")
 
-COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "folder_upper": "MyTrack",
+COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "holder": "mytrack/", "folder_upper": "MyTrack",
                  "zip": "submission.rar", "file": "results.txt", "in_other_case": "MyTrack/results.txt",
                  "in_folder": "mytrack/results.txt", "in_a_folder": "my_results/results.txt",
                  "in_extra_folders": "my_results/mytrack/results.txt", "inner_zip": "results.zip",
@@ -230,12 +233,29 @@ def error_rows(track_items, options):
     return rows
 
 
+def hint_rows(track_items, values):
+    """[(what was found, the clause a sentence ends with)] of a kit's phase: each clause the
+    program's own for that mistake made to this phase (mistakes.clause_for); a clause this
+    phase never says left out; one no mistake makes here filled with example values."""
+    others = [kind for kind in TRACKS if kind != track_items["kind"] and getattr(TRACKS[kind], "FILES", None)]
+    if others:  # another kind the program knows, as its sentence names it
+        values = dict(values, other=others[0], other_files=TRACKS[others[0]].FILES, other_file="...")
+    rows = []
+    for problem, clause in HINTS:
+        if problem in SEVERAL_TRACKS_HINTS:
+            continue
+        found = mistakes.clause_for(track_items, problem, clause)
+        if found is not False:
+            rows.append((problem, found or fill(clause, values).strip()))
+    return rows
+
+
 def _errors(track_items, options):
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
     rows = [[problem, markup.literal(sentence)] for problem, sentence in error_rows(track_items, options)]
-    hints = [[problem, markup.literal(fill(clause, values).strip())] for problem, clause in HINTS]
+    hints = [[problem, markup.literal(clause)] for problem, clause in hint_rows(track_items, values)]
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
             "Each example is the scoring program's own sentence for that mistake made to a submission of this "

@@ -273,6 +273,74 @@ MISTAKES = {
 }
 
 
+# ---------------------------------------------------------------- where a missing file was found
+
+
+def _foldered(res, kind, inside):
+    """The first of the kind's files inside a folder (inside) or at the top (not inside)."""
+    return next((rel for rel in expected_files(res, kind) if ("/" in rel) == inside), None)
+
+
+def moved(where, inside=True):
+    """A mistake: the first of the kind's files in a folder (inside) or at the top, moved to
+    where(its path) (None: no way)."""
+    def mistake(res, kind):
+        rel = _foldered(res, kind, inside)
+        target = where(rel) if rel is not None else None
+        if target is None:
+            return False
+        os.makedirs(os.path.dirname(os.path.join(res, target)) or res, exist_ok=True)
+        os.rename(os.path.join(res, rel), os.path.join(res, target))
+        return True
+    return mistake
+
+
+def _folder_case(rel):
+    folder, name = rel.rsplit("/", 1)
+    other = folder.lower() if folder.lower() != folder else folder.upper()
+    return other + "/" + name if other != folder else None
+
+
+def instead(*names):
+    """A mistake: the first of the kind's files removed, files of other names in its folder."""
+    def mistake(res, kind):
+        rel = _first(res, kind)
+        if rel is None:
+            return False
+        os.remove(os.path.join(res, rel))
+        for name in names:
+            with open(os.path.join(res, os.path.dirname(rel), name), "wb") as stream:
+                stream.write(b"x\n")
+        return True
+    return mistake
+
+
+def inner_zip(res, kind):
+    """The first of the kind's files in a zip inside the submission, in its place."""
+    import zipfile
+
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    with zipfile.ZipFile(os.path.join(res, "results.zip"), "w") as archive:
+        archive.write(os.path.join(res, rel), rel)
+    os.remove(os.path.join(res, rel))
+    return True
+
+
+#: The mistakes of tools/manual.py's HINTS: where a missing file was found instead.
+HINT_MISTAKES = {
+    "the file in a folder named in another case": moved(_folder_case),
+    "the file out of its folder": moved(lambda rel: rel.rsplit("/", 1)[1]),
+    "the files inside a folder": moved(lambda rel: "my_results/" + rel, inside=False),
+    "the files inside extra folders": moved(lambda rel: "my_results/" + rel),
+    "the file in a folder of another name": moved(lambda rel: "Results/" + rel.rsplit("/", 1)[1]),
+    "a file of another name": instead("predictions.csv"),
+    "files of other names": instead("predictions.csv", "notes.md"),
+    "a zip inside the zip": inner_zip,
+}
+
+
 def program_sentence(track_items, mistake):
     """The sentence the scoring program refuses the phase's (cut) dummy submission with, once
     mistake has been made to it; None where the phase leaves no way to make it, '' where the
@@ -297,6 +365,20 @@ def template_pattern(template):
     """A regex for the sentences a row's template stands for: each {name} any text."""
     return "".join(".*?" if part.startswith("{") else re.escape(part)
                    for part in re.split(r"(\{[a-z_0-9]+\})", template))
+
+
+def clause_for(track_items, problem, clause):
+    """The clause that the program's sentence for the hint row (problem, clause) ends with on
+    this phase; None without a mistake for it, False where this phase never says it."""
+    mistake = HINT_MISTAKES.get(problem)
+    if mistake is None:
+        return None
+    sentence = program_sentence(track_items, mistake) or ""
+    pattern = template_pattern(clause)
+    for start in reversed([m.start() for m in re.finditer(r" \(", sentence)]):  # the last clause first
+        if sentence.endswith(".") and re.fullmatch(pattern, sentence[start:-1], flags=re.S):
+            return sentence[start:-1].strip()
+    return False
 
 
 def sentence_for(track_items, problem, template, own=True):
