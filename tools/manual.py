@@ -225,6 +225,7 @@ def error_rows(track_items, options):
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
     own = require(kind, "errors", "the manual's error messages")(options)
     values["link"] = values.get("file") or values.get("page") or values["link"]  # a name of this phase
+    values["folder"] = "my_results"  # a folder of the participant's (the kit's track is at the root)
     rows = []
     for problem, template in list(own) + list(COMMON_ERRORS):
         sentence = mistakes.sentence_for(track_items, problem, template, (problem, template) in own)
