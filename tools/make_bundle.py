@@ -46,7 +46,6 @@ sys.path.insert(0, os.path.join(ROOT, "program"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import manual as kit_manual  # noqa: E402
-from mistakes import ManualError  # noqa: E402
 import pages as page_texts  # noqa: E402
 from platforms import WRITERS, codabench, codalab, model  # noqa: E402
 from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, column_label,  # noqa: E402
@@ -776,7 +775,7 @@ def main(argv):
         manifest = build(dist, args.competition, args.together)
         if args.competition is None:  # the committed yaml files: the demo's competitions
             write_committed()
-    except (BuildError, ScoringError, ManualError) as error:
+    except (BuildError, ScoringError) as error:
         sys.stderr.write("%s\n" % getattr(error, "sentence", error))
         return 2
     for entry in manifest["competitions"]:

@@ -215,11 +215,13 @@ def _columns(columns):
     return text
 
 
-def error_rows(track_items, options):
+def error_rows(track_items, options, strict=False):
     """[(problem, sentence)] of the manual's table of refusals: the kind's rows that apply
     under these options, then every kind's; each sentence the scoring program's own for that
     mistake made to a submission of this phase (mistakes.sentence_for), else the row's
-    template filled with example values (a mistake the phase cannot make: a link, a pipe)."""
+    template filled with example values (a mistake the phase cannot make: a link, a pipe).
+    strict: a row the program contradicts raises mistakes.ManualError (the tests), else keeps
+    its template."""
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
@@ -228,7 +230,7 @@ def error_rows(track_items, options):
     values["folder"] = "my_results"  # a folder of the participant's (the kit's track is at the root)
     rows = []
     for problem, template in list(own) + list(COMMON_ERRORS):
-        sentence = mistakes.sentence_for(track_items, problem, template, (problem, template) in own)
+        sentence = mistakes.sentence_for(track_items, problem, template, (problem, template) in own, strict)
         if sentence is not False:  # False: a row of every kind's that this kind never says
             rows.append((problem, sentence or fill(template, values)))
     return rows

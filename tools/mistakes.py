@@ -4,14 +4,14 @@ phase's public items, cut to a few items per part so that it stays quick at any 
 which is then scored against a stand-in reference of those items, as the starting kit's
 checker does; the sentence the program refuses it with is the example. An example cannot
 drift from the program: a mistake the program does not refuse, or refuses with a sentence
-its manual row does not describe, stops the build (sentence_for).
-
-A mistake is a function of the submission's folder and the kind's name that changes the
-folder, or returns False where the phase's names leave no way to make it (a file name
+its manual row does not describe, fails the tests on every kind's phases (sentence_for,
+strict). A mistake is a function of the submission's folder and the kind's name that
+changes the folder, or returns False where the phase's names leave no way to make it (a file name
 without a separator cannot be spelled with other separators). MISTAKES names them by the
 problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
-files' rows of readers/text.py); a row without a mistake here (a link, a pipe, memory, the
-checker's own sentences) is shown with its template filled by example values.
+files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
+checked first). A row without a mistake (a link, a pipe, memory, the checker's own
+sentences) is shown with its template filled by example values.
 """
 
 import io
@@ -341,6 +341,12 @@ HINT_MISTAKES = {
 }
 
 
+def mistake_of(kind, problem):
+    """The mistake that makes the row `problem` of the kind's manual: the kind's own
+    (its MISTAKES), else one of every kind's (MISTAKES), else None."""
+    return getattr(TRACKS[kind], "MISTAKES", {}).get(problem) or MISTAKES.get(problem)
+
+
 def program_sentence(track_items, mistake):
     """The sentence the scoring program refuses the phase's (cut) dummy submission with, once
     mistake has been made to it; None where the phase leaves no way to make it, '' where the
@@ -381,14 +387,16 @@ def clause_for(track_items, problem, clause):
     return False
 
 
-def sentence_for(track_items, problem, template, own=True):
+def sentence_for(track_items, problem, template, own=True, strict=False):
     """The program's own sentence for the row (problem, template) of the phase's manual, or
     None when no mistake makes it here. own: a row of the kind's, which the program must
-    say (else ManualError: it does not refuse the mistake, or says something the row does
-    not describe); else a row of every kind's, False where this kind says otherwise (a page
-    of the lines kind under another extension is told which extensions are read) or where
-    this phase cannot make the mistake (three files missing of a phase of two)."""
-    mistake = MISTAKES.get(problem)
+    say; where it does not refuse the mistake or says something the row does not describe,
+    strict (the tests, on phases of every kind) raises ManualError, else the row keeps its
+    template (a build never stops for a name too short to be misspelt). Not own: a row of
+    every kind's, False where this kind says otherwise (a page of the lines kind under
+    another extension is told which extensions are read) or where this phase cannot make
+    the mistake (three files missing of a phase of two)."""
+    mistake = mistake_of(track_items["kind"], problem)
     if mistake is None:
         return None
     sentence = program_sentence(track_items, mistake)
@@ -397,6 +405,8 @@ def sentence_for(track_items, problem, template, own=True):
     if not sentence or not re.fullmatch(template_pattern(template), sentence, flags=re.S):
         if not own:
             return False
+        if not strict:
+            return None
         raise ManualError("The participant manual's row %r of the kind %s says %r, but the scoring program %s; "
                           "make the row say what the program says (tools/mistakes.py)." % (
                               problem, track_items["kind"], template,

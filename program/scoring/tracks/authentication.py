@@ -175,7 +175,9 @@ def read_predictions(submission, subsets, log):
     else:
         found = matching.find_files(
             submission, per_subset_files, "one <Subset>_labels.csv per subset (%s) or one labels.csv"
-            % names.shown_list(per_subset_files), claimed=expected_files(subsets, labels=False))
+            % names.shown_list(per_subset_files), claimed=expected_files(subsets, labels=False) + [
+                f for f in submission.files() if f.lower().endswith(DOC_EXTENSIONS)  # the documentation
+                and names.near_name(f, per_subset_files) is None])
         submitted = {}
         for subset, filename in zip(subsets, per_subset_files):
             submitted[subset.name] = reader.read_subset_labels(
@@ -563,6 +565,48 @@ ERRORS = [
 
 ERRORS += text.TEXT_ERRORS + text.CSV_ERRORS  # the CSV files' own sentences ({file}: a label file)
 errors = refusals(ERRORS)
+
+
+def _of_kind(res, suffix):
+    """The files of a submission folder (its dummy submission's) ending with suffix, sorted."""
+    return sorted(os.path.join(res, name) for name in os.listdir(res) if name.endswith(suffix))
+
+
+def _label_rows(change):
+    """A mistake of the manual (tools/mistakes.py): the first labels file's rows (after its
+    header) changed by change(rows of [filename, label]) -> rows."""
+    def mistake(res, kind=None):
+        path = _of_kind(res, "_labels.csv")[0]
+        with open(path, encoding="utf-8", newline="") as stream:
+            rows = list(csv.reader(stream))
+        if len(rows) < 3:
+            return False
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            csv.writer(stream, lineterminator="\n").writerows(rows[:1] + change(rows[1:]))
+        return True
+    return mistake
+
+
+def _merged_too(res, kind=None):
+    with open(_of_kind(res, "_labels.csv")[0], "rb") as source, open(os.path.join(res, "labels.csv"), "wb") as copy:
+        copy.write(source.read())
+
+
+def _remove_all(suffix, count=None):
+    def mistake(res, kind=None):
+        for path in _of_kind(res, suffix)[:count]:
+            os.remove(path)
+    return mistake
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+MISTAKES = {
+    "no label file": _remove_all("_labels.csv"),
+    "both label forms": _merged_too,
+    "a bad label": _label_rows(lambda rows: [rows[0], [rows[1][0], "maybe"]] + rows[2:]),
+    "images missing": _label_rows(lambda rows: rows[:1] + rows[2:]),
+    "no distance file": _remove_all("_distances.npz", 1),
+}
 
 
 def error_values(items):

@@ -357,6 +357,50 @@ ERRORS = [
                             "list each image once.", None),
 ]
 ERRORS += TEXT_ERRORS  # the text files' own sentences (readers/text.py)
+
+
+def _first_file(res):
+    """The first category file of a submission folder (its dummy submission's)."""
+    found = sorted(name for name in os.listdir(res) if name.endswith(".txt"))
+    return os.path.join(res, found[0]) if found else None
+
+
+def _second_line(change):
+    """A mistake of the manual (tools/mistakes.py): the first category file's line 2, its id
+    and confidence, changed by change(id, confidence) -> the new line, or None (no way)."""
+    def mistake(res, kind=None):
+        path = _first_file(res)
+        with open(path, encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+        if len(lines) < 2:
+            return False
+        identifier, confidence = lines[1].split()
+        line = change(identifier, confidence)
+        if line is None:
+            return False
+        lines[1:2] = [line] if line else []
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write("".join(line + "\n" for line in lines))
+        return True
+    return mistake
+
+
+def _no_category_file(res, kind=None):
+    os.remove(_first_file(res))
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+MISTAKES = {
+    "a category file missing": _no_category_file,
+    "not two fields": _second_line(lambda image, confidence: "%s %s 0.1" % (image, confidence)),
+    "a confidence that is no number": _second_line(lambda image, confidence: "%s abc" % image),
+    "NaN or infinite": _second_line(lambda image, confidence: "%s nan" % image),
+    "an unknown image": _second_line(lambda image, confidence: "unknown_image.jpg %s" % confidence),
+    "an id without its extension": _second_line(
+        lambda image, confidence: "%s %s" % (os.path.splitext(image)[0], confidence)
+        if os.path.splitext(image)[0] and os.path.splitext(image)[1] else None),
+    "images missing": _second_line(lambda image, confidence: ""),
+}
 errors = refusals(ERRORS)
 
 

@@ -625,6 +625,48 @@ ERRORS = [
 errors = refusals(ERRORS)
 
 
+def _first_page(res):
+    """(folder, file) of the first page of a submission folder (its dummy submission's)."""
+    folder = sorted(name for name in os.listdir(res) if os.path.isdir(os.path.join(res, name)))[0]
+    return os.path.join(res, folder), sorted(os.listdir(os.path.join(res, folder)))[0]
+
+
+def _no_page(res, kind=None):
+    folder, page = _first_page(res)
+    os.remove(os.path.join(folder, page))
+
+
+def _no_folder(res, kind=None):
+    import shutil
+
+    shutil.rmtree(_first_page(res)[0])
+
+
+def _page_twice(res, kind=None):
+    import shutil
+
+    folder, page = _first_page(res)
+    shutil.copyfile(os.path.join(folder, page), os.path.join(folder, os.path.splitext(page)[0] + ".tif"))
+
+
+def _folder_renamed(change):
+    def mistake(res, kind=None):
+        folder = _first_page(res)[0]
+        name = change(os.path.basename(folder))
+        if name == os.path.basename(folder):
+            return False
+        os.rename(folder, os.path.join(res, name))
+        return True
+    return mistake
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+MISTAKES = {"a page missing": _no_page, "a manuscript folder missing": _no_folder, "two files for a page": _page_twice,
+            "a manuscript folder named in another case": _folder_renamed(
+                lambda name: name.lower() if name.lower() != name else name.upper()),
+            "a manuscript folder named almost so": _folder_renamed(lambda name: name + name[-1])}
+
+
 def error_values(items):
     """Example values for ERRORS' {names}, from the phase's own manuscripts and pages."""
     manuscript = items["manuscripts"][0]
