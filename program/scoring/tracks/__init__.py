@@ -41,7 +41,9 @@ What a kind module provides (docs/maintainers.md, "Adding a kind", step by step)
                                        values (the phase's own names) to show them with
 
 Optional: unlabeled_files(track) and write_placeholder_labels(folder, files) (compare.py
-without ground truth).
+without ground truth); MISTAKES, {problem of an errors() row: a function making that
+mistake to a dummy submission's folder}, whose sentences the manual shows
+(tools/mistakes.py).
 """
 
 import importlib
