@@ -31,7 +31,7 @@ COMMON_ERRORS = [
                                            "and folders only."),
     ("a hard link to the reference data", "The submission's {link} is a hard link to a file of the reference data; "
                                           "submit your own result files."),
-    ("folders nested too deep", "The submission nests folders more than 64 levels deep (a/a/a/a/a...); zip the "
+    ("folders nested too deep", "The submission nests folders more than 64 levels deep ({deep_path}...); zip the "
                                 "result files at the top level or in the folders the phase expects."),
     ("a folder that cannot be listed", "The submission's folder {folder} cannot be listed (Permission denied)."),
     ("a name too long", "The submission's {link} cannot be examined (File name too long); use shorter names and "
@@ -99,7 +99,8 @@ HINTS = [
 SEVERAL_TRACKS_HINTS = ("a track's folder named in another case", "a track's folder named almost so",
                         "no track's folder")
 
-COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "holder": "mytrack/", "folder_upper": "MyTrack",
+COMMON_VALUES = {"deep_path": "a/a/a/a/a", "link": "my_results/link.csv", "folder": "mytrack", "holder": "mytrack/",
+                 "folder_upper": "MyTrack",
                  "zip": "submission.rar", "file": "results.txt", "in_other_case": "MyTrack/results.txt",
                  "in_folder": "mytrack/results.txt", "in_a_folder": "my_results/results.txt",
                  "in_extra_folders": "my_results/mytrack/results.txt", "inner_zip": "results.zip",
@@ -224,9 +225,10 @@ def error_rows(track_items, options, strict=False):
     its template."""
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
-    values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
+    mine = require(kind, "error_values", "the manual's error messages")(track_items["items"])
+    values.update(mine)
     own = require(kind, "errors", "the manual's error messages")(options)
-    values["link"] = values.get("file") or values.get("page") or values["link"]  # a name of this phase
+    values["link"] = mine.get("file") or mine.get("page") or values["link"]  # a name of this phase
     values["folder"] = "my_results"  # a folder of the participant's (the kit's track is at the root)
     rows = []
     for problem, template in list(own) + list(COMMON_ERRORS):

@@ -191,6 +191,27 @@ def symbolic_link(res, kind):
     return True
 
 
+def named_pipe(res, kind):
+    """The first file replaced by a named pipe of its name (where the system makes them)."""
+    rel = _first(res, kind)
+    if rel is None or not hasattr(os, "mkfifo"):
+        return False
+    os.remove(os.path.join(res, rel))
+    os.mkfifo(os.path.join(res, rel))
+    return True
+
+
+def nested(res, kind):
+    """A copy of the first file 65 folders deep."""
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    folder = os.path.join(res, *(["deep"] * 65))
+    os.makedirs(folder)
+    shutil.copyfile(os.path.join(res, rel), os.path.join(folder, os.path.basename(rel)))
+    return True
+
+
 def written_twice(res, kind):
     """The first file under an accented name, twice: composed (NFC) and decomposed (NFD)."""
     rel = _first(res, kind)
@@ -254,6 +275,8 @@ MISTAKES = {
     "several files missing, one named almost so": several_missing,
     "two files for one name": two_forms,
     "a symbolic link": symbolic_link,
+    "a named pipe, a socket or a device": named_pipe,
+    "folders nested too deep": nested,
     "one name written twice (composed and decomposed, NFC and NFD)": written_twice,
     # the kinds' own rows shared by the kinds that list names in text files
     "a name listed twice": in_text(lambda lines: _joined(lines[:2] + [lines[1]] + lines[2:])),
