@@ -290,3 +290,10 @@ def test_every_kind_s_manual_examples_are_the_program_s(kind, tmp_path):
     os.rename(os.path.join(ref, entry), os.path.join(ref, "A\u2215" + entry))  # sorted first
     rows = check_examples_are_the_program_s(kind, ref)
     assert any("A\u2215" + old in sentence for sentence in rows.values()), rows
+
+
+def test_the_competition_s_description_is_in_every_starting_kit(organizer_build):
+    root, _ = organizer_build
+    for track in ("falsid", "lignes", "fetes"):
+        manual = zip_text(os.path.join(root, "dist", track, "starting_kit_%s.zip" % track), "MANUAL.md")
+        assert "\n\nThree tracks of the Silk Road's manuscripts, scored by one program.\n\n" in manual, track

@@ -316,5 +316,7 @@ def manual(source, title, description, stage, track_items, options, columns):
                      "every key is 0, also on the leaderboard, and the detailed results page says so. The "
                      "organizers then score the submissions against the test set, and the leaderboard shows "
                      "their scores.")
+    if source.get("description") and source["description"] != (description or piece("TASK", "the manual")):
+        parts.insert(2, source["description"])  # the competition's, above the track's own task
     parts += ["## Error messages", _errors(track_items, options), "---", "Scoring program %s." % __version__]
     return "\n\n".join(parts) + "\n"
