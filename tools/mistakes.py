@@ -84,11 +84,6 @@ def _rename(res, rel, name):
     return True
 
 
-def _split(name):
-    stem, extension = os.path.splitext(name)
-    return stem, extension
-
-
 def renamed(change):
     """A mistake: the first of the kind's files renamed by change(its name) (None: no way)."""
     def mistake(res, kind):
@@ -101,12 +96,12 @@ def renamed(change):
 
 
 def _near(name):
-    stem, extension = _split(name)
+    stem, extension = os.path.splitext(name)
     return stem + stem[-1] + extension if stem else None
 
 
 def _other_case(name):
-    stem, extension = _split(name)
+    stem, extension = os.path.splitext(name)
     other = stem.lower() if stem.lower() != stem else stem.upper()
     return other + extension if other != stem else None
 
@@ -117,7 +112,7 @@ def _plain(text):
 
 def _other_accents(name):
     """The name without its accents, or with one on its first plain vowel."""
-    stem, extension = _split(name)
+    stem, extension = os.path.splitext(name)
     plain = _plain(stem)
     if plain != unicodedata.normalize("NFC", stem):
         return plain + extension
@@ -134,7 +129,7 @@ def _other_accents_and_case(name):
 
 
 def _other_separators(name):
-    stem, extension = _split(name)
+    stem, extension = os.path.splitext(name)
     for separator, other in (("_", " "), (" ", "_"), ("-", "_")):
         if separator in stem:
             return stem.replace(separator, other, 1) + extension
@@ -142,7 +137,7 @@ def _other_separators(name):
 
 
 def _other_extension(name):
-    stem, _ = _split(name)
+    stem, _ = os.path.splitext(name)
     return stem + ".dat"
 
 
@@ -160,7 +155,7 @@ def several_missing(res, kind):
     files = expected_files(res, kind)
     folders = {}
     for rel in files:  # files of one folder and one extension: the same kind of file
-        folders.setdefault((os.path.dirname(rel), _split(rel)[1]), []).append(rel)
+        folders.setdefault((os.path.dirname(rel), os.path.splitext(rel)[1]), []).append(rel)
     group = next((group for _, group in sorted(folders.items()) if len(group) >= 3), None)
     if group is None:
         return False
@@ -173,7 +168,7 @@ def two_forms(res, kind):
     rel = _first(res, kind)
     if rel is None:
         return False
-    stem, extension = _split(rel)
+    stem, extension = os.path.splitext(rel)
     shutil.copyfile(os.path.join(res, rel), os.path.join(res, stem + (".npz" if extension == ".csv" else ".csv")))
     return True
 
@@ -183,7 +178,7 @@ def symbolic_link(res, kind):
     rel = _first(res, kind)
     if rel is None:
         return False
-    stem, extension = _split(rel)
+    stem, extension = os.path.splitext(rel)
     try:
         os.symlink(os.path.basename(rel), os.path.join(res, stem + "_link" + extension))
     except (OSError, NotImplementedError):
