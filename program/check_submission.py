@@ -90,9 +90,14 @@ def main(argv=None):
     if status:
         return status
     warnings = sum(1 for line in log.lines if line.startswith("WARNING: "))
-    sys.stdout.write("The submission is valid: the scoring program would score it (%d scores%s).\n"
-                     % (len(scores), ", %d warnings above" % warnings if warnings else ""))
+    sys.stdout.write("The submission is valid: the scoring program would score it (%s%s).\n"
+                     % (counted(len(scores), "score"), ", %s above" % counted(warnings, "warning") if warnings else ""))
     return 0
+
+
+def counted(number, noun):
+    """'1 score', '2 scores'."""
+    return "%d %s%s" % (number, noun, "" if number == 1 else "s")
 
 
 if __name__ == "__main__":

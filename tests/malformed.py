@@ -142,8 +142,9 @@ A = "authentication"
 _generic(A, "Pizan_labels.csv")
 
 
-@case(A, "wrong-file-name", 1, "The submission has no authentication/Pizan_labels.csv; did you mean "
-      "authentication/Pizan-labels.csv? Name each file exactly as the phase expects it.")
+@case(A, "wrong-file-name", 1, "The submission has no authentication/Pizan_labels.csv; found "
+      "authentication/Pizan-labels.csv, which differs only in its spaces, dashes, underscores or case: rename it "
+      "Pizan_labels.csv.")
 def wrong_name(phase):
     os.rename(phase.path("Pizan_labels.csv"), phase.path("Pizan-labels.csv"))
 
@@ -417,12 +418,14 @@ def missing_category(phase):
     phase.remove("La_Tomatina.txt")
 
 
-@case(E, "category-with-spaces", 1, "La_Tomatina.txt", "did you mean")
+@case(E, "category-with-spaces", 1, "The submission has no events/La_Tomatina.txt; found events/La Tomatina.txt, "
+      "which differs only in its spaces, dashes, underscores or case: rename it La_Tomatina.txt.")
 def spaces(phase):
     os.rename(phase.path("La_Tomatina.txt"), phase.path("La Tomatina.txt"))
 
 
-@case(E, "category-lower-case", 1, "La_Tomatina.txt", "did you mean")
+@case(E, "category-lower-case", 1, "The submission has no events/La_Tomatina.txt; found events/la_tomatina.txt, "
+      "which differs only in case (names are case-sensitive): rename it La_Tomatina.txt.")
 def lower(phase):
     os.rename(phase.path("La_Tomatina.txt"), phase.path("la_tomatina.txt"))
 
@@ -482,8 +485,9 @@ def pages_flattened(phase):
     os.rmdir(phase.path("Latin2"))
 
 
-@case(L, "manuscript-folder-case", 1, "The submission has no folder lines/Latin2/; did you mean lines/latin2/? "
-      "Folder names are case-sensitive: expected one folder per manuscript (Latin14396/, Latin2/, Syriaque341/).")
+@case(L, "manuscript-folder-case", 1, "The submission has no folder lines/Latin2/; found lines/latin2/, which "
+      "differs only in case (names are case-sensitive): rename it Latin2/ (one folder per manuscript: Latin14396/, "
+      "Latin2/, Syriaque341/).")
 def manuscript_folder_case(phase):
     os.rename(phase.path("Latin2"), phase.path("latin2"))
 
@@ -493,14 +497,14 @@ def renamed(track, name, old, new, *fragments):
     case(track, name, 1, *fragments)(lambda phase: os.rename(phase.path(old), phase.path(new)))
 
 
-renamed(L, "manuscript-folder-misnamed", "Latin2", "Latin_2", "The submission has no folder lines/Latin2/; did you "
-        "mean lines/Latin_2/? Rename it Latin2/: expected one folder per manuscript")
+renamed(L, "manuscript-folder-misnamed", "Latin2", "Latin_2", "The submission has no folder lines/Latin2/; found "
+        "lines/Latin_2/, a name close to it: rename it Latin2/ if it is meant for it (one folder per manuscript")
 renamed(L, "manuscript-folder-renamed", "Latin2", "Manuscript", "The submission has no lines/Latin2/latin2_001.png; "
         "expected a folder Latin2/ with one prediction per page of manuscript Latin2 (found "
         "lines/Manuscript/latin2_001.png: rename the folder Manuscript/ to Latin2/).")
 renamed(L, "page-with-a-suffix", PAGE, "Latin2/latin2_001_pred.png", "The submission has no "
-        "lines/Latin2/latin2_001.png; did you mean lines/Latin2/latin2_001_pred.png? Name each file exactly as the "
-        "phase expects it.")
+        "lines/Latin2/latin2_001.png; found lines/Latin2/latin2_001_pred.png, a name close to it: rename it "
+        "latin2_001.png if it is meant for it.")
 
 
 @case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv; expected one "
@@ -521,7 +525,8 @@ def predictions_txt(phase):
 
 
 @case(E, "ids-without-extension", 1, "La_Tomatina.txt line 1 names the image 002712, which is not among",
-      "did you mean 002712.jpg? Write each image id as the test set does, with its extension.")
+      "the test set has 002712.jpg, which differs in its extension: write each image id as the test set does, "
+      "002712.jpg.")
 def ids_without_extension(phase):
     lines = phase.lines("La_Tomatina.txt")
     phase.write_lines("La_Tomatina.txt", [line.replace(".jpg", "") for line in lines])

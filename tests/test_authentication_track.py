@@ -261,11 +261,12 @@ def test_wrong_case_of_file_names(tmp_path):
     phase = make_phase(tmp_path)
     os.rename(str(phase / "res" / "Pizan_labels.csv"), str(phase / "res" / "pizan_labels.csv"))
     os.rename(str(phase / "res" / "Tasso_labels.csv"), str(phase / "res" / "tasso_labels.csv"))
-    failure(tmp_path, phase, "no Pizan_labels.csv", "did you mean pizan_labels.csv? File names are case-sensitive.")
+    failure(tmp_path, phase, "no Pizan_labels.csv (all 2 are missing); found pizan_labels.csv, which differs only in "
+            "case (names are case-sensitive): rename it Pizan_labels.csv.")
     phase = make_phase(tmp_path / "b")
     os.rename(str(phase / "res" / "Tasso_distances.csv"), str(phase / "res" / "TASSO_distances.csv"))
-    failure(tmp_path / "b", phase, "no Tasso_distances.csv; did you mean TASSO_distances.csv? File names are "
-            "case-sensitive.")
+    failure(tmp_path / "b", phase, "no Tasso_distances.csv; found TASSO_distances.csv, which differs only in case "
+            "(names are case-sensitive): rename it Tasso_distances.csv.")
 
 
 def test_bad_label(tmp_path):
@@ -628,7 +629,7 @@ def test_label_file_inside_a_folder(tmp_path):
     (b"filename;label\nPIZAN_000001.jpg;0\n",
      ["Pizan_labels.csv separates its columns with semicolons; expected commas, e.g. 'filename,label'."]),
     (b"PIZAN_000001.jpg,0\nPIZAN_000002.jpg,0\n",
-     ["Pizan_labels.csv line 1 should be the header 'filename,label,subset' (found 'PIZAN_000001.jpg,0'); "
+     ["Pizan_labels.csv line 1 should be the header 'filename,label' (found 'PIZAN_000001.jpg,0'); "
       "add the header line."]),
     (b"filename,label\nPIZAN_000001.jpg,0\nfilename,label\nPIZAN_000002.jpg,0\n",
      ["Pizan_labels.csv line 3 repeats the header; keep a single header line."]),

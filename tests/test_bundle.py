@@ -1023,7 +1023,7 @@ def test_track_competition_title_fits_codalab():
     """apps/web/models.py, Competition.title is CharField(max_length=100): a track's own
     competition is titled "<competition>: <track>" when that fits, else by the track's title;
     a title the organizer wrote too long stops the build."""
-    source = {"title": "x" * 80, "tracks": {"short": {"title": "Lines", "description": ""},
+    source = {"title": "x" * 80, "description": " ", "tracks": {"short": {"title": "Lines", "description": ""},
                                             "long": {"title": "Cultural events (ChaLearn)", "description": ""}}}
     assert make_bundle.track_source(source, "short")["title"] == "x" * 80 + ": Lines"  # 87 characters
     assert make_bundle.track_source(source, "long")["title"] == "Cultural events (ChaLearn)"  # 108 otherwise

@@ -111,7 +111,7 @@ def trapezoid_ap(labels, scores):
     ("a.jpg 0.9\nb.jpg nan\nc.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "finite"]),
     ("a.jpg 0.9\nb.jpg inf\nc.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "finite"]),
     ("a.jpg 0.9\nb.jpg 0.8 0.1\nc.jpg 0.7\nd.jpg\n", ["La_Tomatina.txt line 2", "3 fields"]),
-    ("a.jpg 0.9\nb.jpg\nc.jpg 0.7 0.2\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "1 fields"]),
+    ("a.jpg 0.9\nb.jpg\nc.jpg 0.7 0.2\nd.jpg 0.1\n", ["La_Tomatina.txt line 2", "has 1 field ('b.jpg')"]),
     ("a.jpg 0.9\nb.jpg 0.8\nz.jpg 0.7\nd.jpg 0.1\n", ["La_Tomatina.txt line 3", "z.jpg", "not among"]),
     ("a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\na.jpg 0.1\nd.jpg 0.1\n", ["La_Tomatina.txt line 4", "first on line 1"]),
     ("a.jpg 0.9\nb.jpg 0.8\nc.jpg 0.7\n", ["La_Tomatina.txt lacks 1 of the 4", "d.jpg"]),
@@ -131,7 +131,11 @@ def test_did_you_mean(tmp_path, submitted):
     res = dict(RES)
     res[submitted] = res.pop("La_Tomatina.txt")
     run = run_scorer(write_phase(tmp_path / "input", REF, res, "track: events\n"), tmp_path / "out")
-    assert_clean_failure(run, 1, "no La_Tomatina.txt", "did you mean %s?" % submitted)
+    how = {"la_tomatina.txt": "which differs only in case (names are case-sensitive)",
+           "La Tomatina.txt": "which differs only in its spaces, dashes, underscores or case",
+           "La_Tomatina": "which differs in its extension", "La_Tomatin.txt": "a name close to it"}[submitted]
+    assert_clean_failure(run, 1, "The submission has no La_Tomatina.txt; found %s, %s: rename it La_Tomatina.txt"
+                         % (submitted, how))
 
 
 def test_missing_file_without_near_name(tmp_path):

@@ -54,3 +54,31 @@ def test_a_track_folder_named_almost_so(tmp_path):
     run = run_scorer(tmp_path, tmp_path / "out")
     assert_clean_failure(run, 1)
     assert run.last_line.endswith("(authentication/, events/) (found event/: rename it events/).")
+
+
+def test_a_name_differing_in_its_accents_is_named_with_what_to_rename_it(tmp_path):
+    """The issue's case: the participant's own wrong name is what was found, not the answer."""
+    from phases import write_phase
+
+    ref = {"D\u00eda de Muertos.txt": "a.jpg 1\nb.jpg 0\n"}
+    res = {"Dia de Muertos.txt": "a.jpg 0.9\nb.jpg 0.1\n"}
+    run = run_scorer(write_phase(tmp_path, ref, res, "track: events\n"), tmp_path / "out")
+    assert_clean_failure(run, 1)
+    assert run.last_line == ("Submission error: The submission has no D\u00eda de Muertos.txt; found Dia de "
+                             "Muertos.txt, which differs only in its accents: rename it D\u00eda de Muertos.txt.")
+
+
+def test_a_missing_manuscript_folder_never_asks_to_rename_another_manuscript(tmp_path):
+    """Page names repeat across manuscripts (page01.png in each): the missing folder's page
+    found in another manuscript's folder is that manuscript's own page, not a misplaced copy."""
+    import numpy as np
+
+    from phases import write_phase
+
+    mask = np.zeros((8, 8), dtype=np.uint8)
+    mask[2:4, 1:7] = 255
+    ref = {"A/page01.png": mask, "B/page01.png": mask}
+    run = run_scorer(write_phase(tmp_path, ref, {"B/page01.png": mask}, "track: lines\n"), tmp_path / "out")
+    assert_clean_failure(run, 1)
+    assert run.last_line == ("Submission error: The submission has no A/page01.png; expected a folder A/ with one "
+                             "prediction per page of manuscript A.")

@@ -15,6 +15,7 @@ import os
 import re
 import sys
 
+import pytest
 from conftest import PROGRAM, ROOT
 
 import manual
@@ -25,6 +26,18 @@ SCORING = os.path.join(PROGRAM, "scoring")
 #: The modules whose sentences reach the participants of every kind.
 COMMON_MODULES = [os.path.join(SCORING, name) for name in ("layout.py", "cli.py", "files.py", "matching.py",
                                                            "names.py")] + [os.path.join(PROGRAM, "check_submission.py")]
+#: A module of COMMON_MODULES whose sentence reaches only the kinds that call it: a name listed
+#: twice in a file (a kind whose files list no names never says it).
+REPEATS = (os.path.join(SCORING, "names.py"), "refuse_repeats")
+
+
+def common_modules(kind):
+    """COMMON_MODULES whose sentences reach the participants of this kind."""
+    own = ""
+    for path, _ in kind_modules(kind):
+        with open(path, encoding="utf-8") as stream:
+            own += stream.read()
+    return [path for path in COMMON_MODULES if path != REPEATS[0] or REPEATS[1] in own]
 HINT_MODULE = os.path.join(SCORING, "hints.py")
 PREFIX = "Submission error: "
 
@@ -178,3 +191,64 @@ def test_the_checks_can_fail():
     assert not any(re.search(format_pattern("%s holds %d files nobody asked for."), s) for s in rendered)
     assert len(sentences_of(os.path.join(SCORING, "files.py"))) >= 7
     assert len(hint_clauses(HINT_MODULE)) >= 5
+
+
+# ---------------------------------------------------------------- the examples are the program's own
+
+
+def check_examples_are_the_program_s(kind, ref_dir):
+    """The manual's table of refusals of a phase (ref_dir, a track of the kind at its root):
+    made at all (no row contradicted by the program: mistakes.ManualError), and every row that
+    a mistake makes is the sentence the program refuses that mistake with, naming the phase's
+    own files. Returns {problem: sentence}."""
+    import mistakes
+    import pages
+
+    track_items = public.public_items(ref_dir)["tracks"][0]
+    rows = dict(manual.error_rows(track_items, pages.track_options(track_items), strict=True))
+    made = [problem for problem in rows if mistakes.mistake_of(kind, problem) is not None]
+    assert made, kind
+    for problem in made:
+        sentence = mistakes.program_sentence(track_items, mistakes.mistake_of(kind, problem))
+        if sentence is not None:  # else a row the phase cannot make, shown with example names
+            assert rows[problem] == sentence, (kind, problem, rows[problem], sentence)
+    hints = dict(manual.hint_rows(track_items, dict(manual.COMMON_VALUES)))
+    for problem, clause in hints.items():
+        assert "mytrack" not in clause and "{" not in clause, (kind, problem, clause)
+        if problem in mistakes.HINT_MISTAKES:  # the end of the program's own sentence
+            assert mistakes.program_sentence(track_items, mistakes.HINT_MISTAKES[problem]).endswith(
+                " " + clause + "."), (kind, problem, clause)
+    assert not set(hints) & set(manual.SEVERAL_TRACKS_HINTS)  # no kit's phase has several tracks
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["authentication", "events", "lines"])
+def test_the_demo_s_manual_examples_are_the_program_s_sentences(kind):
+    """The demo's phases: the rows the issue found wrong, as the program says them (every
+    kind's own sample phase: tests/test_every_kind.py)."""
+    rows = check_examples_are_the_program_s(kind, os.path.join(ROOT, "input", "ref", kind))
+    # the issue's rows, as the program says them for this phase
+    assert rows["a file named in another case"].startswith("The submission has no ")
+    assert "my_results/" not in rows["a symbolic link"] and "mytrack" not in rows["a file named almost as expected"]
+    if kind == "events":
+        assert rows["not two fields"].startswith("Ati_Atihan.txt line 2 has 3 fields ('")
+    if kind == "authentication":
+        assert rows["no header"].startswith("Pizan_labels.csv line 1 should be the header 'filename,label' (found "
+                                            "'PIZAN_")
+        assert re.fullmatch(r"Pizan_labels\.csv line 3 repeats the image (PIZAN_\d+\.jpg) \(first on line 2\); "
+                            r"list each image once\.", rows["a name listed twice"])
+        assert "Bad CRC-32" not in rows["not CSV"]
+    if kind == "lines":  # its files list no names: no row says so
+        assert "a name listed twice" not in rows and "two files for one name" not in rows
+
+
+def test_a_row_the_program_contradicts_fails_the_check():
+    import mistakes
+
+    track_items = public.public_items(os.path.join(ROOT, "input", "ref", "events"))["tracks"][0]
+    with pytest.raises(mistakes.ManualError) as stopped:
+        mistakes.sentence_for(track_items, "an empty file", "{file} is empty; expected nothing at all.", strict=True)
+    assert "but the scoring program says" in str(stopped.value)
+    assert "Ati_Atihan.txt is empty; expected one line '<image id> <confidence>' per image" in str(stopped.value)
+    assert mistakes.sentence_for(track_items, "an empty file", "{file} is empty; expected nothing at all.") is None
+    assert mistakes.sentence_for(track_items, "an empty file", "{file} is empty.", own=False) is False

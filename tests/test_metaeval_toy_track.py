@@ -70,6 +70,7 @@ def toy_module():
             reference_columns=["one", "label"], decision="said", truth="label", unit="item"))
 
     module.columns, module.score = columns, score
+    module.reference_files, module.REFERENCE = (lambda track: ["truth.csv"]), "truth.csv"
     return module
 
 
@@ -147,6 +148,7 @@ def error_module():
             reference_columns=["length"], unit="line", missing="missing"))
 
     module.columns, module.score = columns, score
+    module.reference_files, module.REFERENCE = (lambda track: ["truth.csv"]), "truth.csv"
     return module
 
 

@@ -227,8 +227,9 @@ def complete_source(raw, path, tracks):
     written = [str(c["competition"]) for _, _, configs in tracks for c in configs if c.get("competition") is not None]
     if source["title"] is None:
         source["title"] = (written + [", ".join(titles)])[0]
+    source["title"] = str(source["title"])
     if source["description"] is None:
-        source["description"] = " ".join(source["tracks"][d]["description"] for d, _, _ in tracks)
+        source["description"] = default_description(source)
     dates = default_dates()
     dates.update((name, value) for name, value in source["dates"].items() if value is not None)
     if not dates["development"] < dates["final"] < dates["end"]:
@@ -244,9 +245,10 @@ def complete_source(raw, path, tracks):
 
 
 def track_source(source, directory):
-    """The source of a one-track competition: its title and description unless given. The
-    title is "<competition>: <track>", or the track's title alone where that is longer than
-    Codalab v1.5 stores (CODALAB_MAX_TITLE)."""
+    """The source of a one-track competition. The title is "<competition>: <track>", or the
+    track's title alone where that is longer than Codalab v1.5 stores (CODALAB_MAX_TITLE).
+    The description is the competition's when the organizer wrote one (the overview adds the
+    track's below it), else the track's."""
     one = copy.deepcopy(source)
     one["tracks"] = {directory: source["tracks"][directory]}
     if len(source["tracks"]) > 1:
@@ -254,8 +256,14 @@ def track_source(source, directory):
         one["title"] = "%s: %s" % (source["title"], track_title)
         if len(one["title"]) > codalab.MAX_TITLE:
             one["title"] = track_title
-        one["description"] = source["tracks"][directory]["description"]
+        if source["description"] == default_description(source):
+            one["description"] = source["tracks"][directory]["description"]
     return one
+
+
+def default_description(source):
+    """The competition's description when source.yaml gives none: its tracks' descriptions."""
+    return " ".join(settings["description"] for _, settings in sorted(source["tracks"].items()))
 
 
 # ---------------------------------------------------------------------------- the organizer's folder
@@ -388,6 +396,41 @@ def stage_folders(competition, stage):
         path = os.path.join(folder, name)
         if os.path.isdir(path) and os.path.lexists(os.path.join(path, "track.yaml")):
             found[name] = confined.regular_files(path, competition, shown_root(stage, name))
+        else:
+            raise BuildError("%s/%s%s is not read: %s/ holds one folder per track, each with its track.yaml naming "
+                             "its kind; move it out of %s/ or remove it." % (
+                                 stage, name, "/ has no track.yaml and" if os.path.isdir(path) else "", stage, stage))
+    return found
+
+
+#: What the build reads at the top of a competition folder (the pages source.yaml names too).
+COMPETITION_ENTRIES = ("development", "final", "starting_kit", "source.yaml", "kinds")
+
+
+def unread_entries(competition, source, phases):
+    """The warnings for what the build does not read in the organizer's folder: an entry at
+    its top that is none of COMPETITION_ENTRIES or the pages, a folder of starting_kit/ that
+    is no track's, a file of kinds/ that is no kind."""
+    pages = set(os.path.realpath(path) for path in source["pages"].values())
+    found = []
+    for name in layout.visible_entries(competition):
+        path = os.path.join(competition, name)
+        if name not in COMPETITION_ENTRIES and os.path.realpath(path) not in pages and \
+                not any(page.startswith(os.path.realpath(path) + os.sep) for page in pages):
+            found.append("%s is not read by the build (it reads %s and the pages source.yaml names); it goes into no "
+                         "zip." % (path, ", ".join(COMPETITION_ENTRIES)))
+    tracks = set(phase.name for phase in phases)
+    kit = os.path.join(competition, "starting_kit")
+    if os.path.isdir(kit):
+        found += ["%s is no track's sample submission (the tracks are %s); it goes into no zip."
+                  % (os.path.join(kit, name), ", ".join(sorted(tracks)))
+                  for name in layout.visible_entries(kit) if name not in tracks]
+    folder = os.path.join(competition, "kinds")
+    if os.path.isdir(folder):
+        found += ["%s is not read: kinds/ holds one <kind>.py per kind of track; it goes into no zip."
+                  % os.path.join(folder, name) for name in layout.visible_entries(folder)
+                  if not (name.endswith(".py") and os.path.isfile(os.path.join(folder, name)))
+                  and name != "__pycache__"]
     return found
 
 
@@ -532,6 +575,8 @@ def pages(source, phases, platform=None):
     for name, path in source["pages"].items():
         with open(path, encoding="utf-8") as stream:
             html[name] = stream.read().replace("<!-- columns -->", columns_table(source, phases))
+    if platform and platform.get("data_in_overview"):  # a platform without a data page (EvalAI)
+        html = page_texts.fold_data(html)
     return html
 
 
@@ -663,6 +708,8 @@ def build(dist, competition=None, together=False):
                             "keys": p.keys} for p in one.phases]})
             manifest["warnings"] += [w for w in warnings(one) if w not in manifest["warnings"]]
         manifest["warnings"] += reference_warnings(phases)
+        if competition is not None:
+            manifest["warnings"] += unread_entries(competition, source, phases)
         if competition is None:
             for entry in manifest["competitions"]:
                 for phase in entry["phases"]:

@@ -13,8 +13,9 @@ malformed submissions, is one of them.
 """
 
 import markup
+import mistakes
 from scoring import __version__
-from scoring.tracks import require
+from scoring.tracks import TRACKS, require
 
 #: Sentences of a refusal that every kind shares: (problem, sentence, {name} standing for
 #: what varies, filled from COMMON_VALUES).
@@ -29,7 +30,7 @@ COMMON_ERRORS = [
     ("a hard link to a file outside the submission", "The submission's {link} is a hard link to a file outside the "
                                                      "submission (3 names, 1 of them in the submission); submit your "
                                                      "own result files, each a file of its own."),
-    ("folders nested too deep", "The submission nests folders more than 64 levels deep (a/a/a/a/a...); zip the "
+    ("folders nested too deep", "The submission nests folders more than 64 levels deep ({deep_path}...); zip the "
                                 "result files at the top level or in the folders the phase expects."),
     ("a folder that cannot be listed", "The submission's folder {folder} cannot be listed (Permission denied)."),
     ("a name too long", "The submission's {link} cannot be examined (File name too long); use shorter names and "
@@ -37,20 +38,28 @@ COMMON_ERRORS = [
     ("a file that leaves the submission", "{link} leaves the submission folder or is a link; submit regular files "
                                           "only."),
     ("not enough memory", "the submission needs more memory than the scoring machine has."),
-    ("a file named almost as expected", "The submission has no {file}; did you mean {near_file}? Name each file "
-                                        "exactly as the phase expects it."),
-    ("a file named in another case", "The submission has no {file}; did you mean {file_upper}? File names are "
-                                     "case-sensitive."),
+    ("a file named almost as expected", "The submission has no {file}; found {near_file}, a name close to it: "
+                                        "rename it {file} if it is meant for it."),
+    ("a file named in another case", "The submission has no {file}; found {file_upper}, which differs only in case "
+                                     "(names are case-sensitive): rename it {file}."),
+    ("a file named with other accents", "The submission has no {file_accented}; found {file_plain}, which differs "
+                                        "only in its accents: rename it {file_accented}."),
+    ("a file named with other accents and case", "The submission has no {file_accented}; found "
+                                                 "{file_plain_lower}, which differs only in its accents and case: "
+                                                 "rename it {file_accented}."),
+    ("a file named with other spaces, dashes or underscores", "The submission has no {file_words}; found "
+                                                              "{file_underscored}, which differs only in its spaces, "
+                                                              "dashes, underscores or case: rename it {file_words}."),
+    ("a file with another extension", "The submission has no {file}; found {file_other_form}, which differs in its "
+                                      "extension: rename it {file}."),
     ("several files missing, one named almost so", "The submission has no {file} ({missing_count} of the "
                                                    "{expected_count} expected files are missing, e.g. {file}, "
-                                                   "{file2}); did you mean {near_file}? Name each file exactly as the "
-                                                   "phase expects it."),
+                                                   "{file2}); found {near_file}, a name close to it: rename it {file} "
+                                                   "if it is meant for it."),
     ("two files for one name", "The submission holds both {file} and {file_other_form}; keep one."),
     ("one name written twice (composed and decomposed, NFC and NFD)", "The submission holds 2 files named "
                                                                       "{file_accented}, written differently in the "
                                                                       "zip ({file_forms}); keep one."),
-    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_line}); "
-                            "list each image once."),
     ("check_submission.py: not a zip", "{zip} is neither a zip file nor a folder; upload a zip of your result "
                                        "files."),
     ("check_submission.py: no such file", "{zip} does not exist."),
@@ -77,26 +86,32 @@ HINTS = [
     ("no track's folder", " (the submission holds {top} at its top)"),
     ("the file in a folder of another name", " (found {in_other_folder}: rename the folder {folder_other}/ to "
                                              "{folder}/)"),
-    ("a file of another name", " ({folder}/ holds {file_other}, a name the phase does not expect)"),
-    ("files of other names", " ({folder}/ holds 2 files whose names the phase does not expect: {file_other}, "
+    ("a file of another name", " ({holder} holds {file_other}, a name the phase does not expect)"),
+    ("files of other names", " ({holder} holds 2 files whose names the phase does not expect: {file_other}, "
                              "{file_other2})"),
     ("a zip inside the zip", " (the submission holds {inner_zip}, a zip inside the zip: the platform unzips your "
                              "upload once, so zip the result files themselves)"),
     ("another kind of track's files", " (the submission holds files of the {other} track ({other_files}), such as "
                                       "{other_file}: submit them to that track's phase)"),
 ]
+#: The HINTS of a phase of several tracks only (SEVERAL_TRACKS_ERRORS), which no kit's phase is.
+SEVERAL_TRACKS_HINTS = ("a track's folder named in another case", "a track's folder named almost so",
+                        "no track's folder")
 
-COMMON_VALUES = {"link": "my_results/link.csv", "folder": "mytrack", "folder_upper": "MyTrack",
+COMMON_VALUES = {"deep_path": "a/a/a/a/a", "link": "my_results/link.csv", "folder": "mytrack", "holder": "mytrack/",
+                 "folder_upper": "MyTrack",
                  "zip": "submission.rar", "file": "results.txt", "in_other_case": "MyTrack/results.txt",
                  "in_folder": "mytrack/results.txt", "in_a_folder": "my_results/results.txt",
                  "in_extra_folders": "my_results/mytrack/results.txt", "inner_zip": "results.zip",
                  "other": "other", "other_files": "its own files", "other_file": "other/page.png", "hint": "",
                  "file2": "results2.txt", "near_file": "results (1).txt", "file_upper": "Results.txt",
                  "file_other_form": "results.csv", "file_accented": "S\u00e9vign\u00e9.txt",
+                 "file_plain": "Sevigne.txt", "file_plain_lower": "sevigne.txt", "file_words": "my results.txt",
+                 "file_underscored": "my_results.txt",
                  "file_forms": "'Se\\u0301vigne\\u0301.txt', 'S\\xe9vign\\xe9.txt'", "image_any": "img_001.png",
                  "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
                  "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",
-                 "repeat_line": 9, "first_line": 2, "missing_count": 2, "expected_count": 3}
+                 "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3}
 
 
 def fill(template, values):
@@ -200,17 +215,56 @@ def _columns(columns):
     return text
 
 
+def error_rows(track_items, options, strict=False):
+    """[(problem, sentence)] of the manual's table of refusals: the kind's rows that apply
+    under these options, then every kind's; each sentence the scoring program's own for that
+    mistake made to a submission of this phase (mistakes.sentence_for), else the row's
+    template filled with example values (a mistake the phase cannot make: a link, a pipe).
+    strict: a row the program contradicts raises mistakes.ManualError (the tests), else keeps
+    its template."""
+    kind = track_items["kind"]
+    values = dict(COMMON_VALUES)
+    mine = require(kind, "error_values", "the manual's error messages")(track_items["items"])
+    values.update(mine)
+    own = require(kind, "errors", "the manual's error messages")(options)
+    values["link"] = mine.get("file") or mine.get("page") or values["link"]  # a name of this phase
+    values["folder"] = "my_results"  # a folder of the participant's (the kit's track is at the root)
+    rows = []
+    for problem, template in list(own) + list(COMMON_ERRORS):
+        sentence = mistakes.sentence_for(track_items, problem, template, (problem, template) in own, strict)
+        if sentence is not False:  # False: a row of every kind's that this kind never says
+            rows.append((problem, sentence or fill(template, values)))
+    return rows
+
+
+def hint_rows(track_items, values):
+    """[(what was found, the clause a sentence ends with)] of a kit's phase: each clause the
+    program's own for that mistake made to this phase (mistakes.clause_for); a clause this
+    phase never says left out; one no mistake makes here filled with example values."""
+    others = [kind for kind in TRACKS if kind != track_items["kind"] and getattr(TRACKS[kind], "FILES", None)]
+    if others:  # another kind the program knows, as its sentence names it
+        values = dict(values, other=others[0], other_files=TRACKS[others[0]].FILES, other_file="...")
+    rows = []
+    for problem, clause in HINTS:
+        if problem in SEVERAL_TRACKS_HINTS:
+            continue
+        found = mistakes.clause_for(track_items, problem, clause)
+        if found is not False:
+            rows.append((problem, found or fill(clause, values).strip()))
+    return rows
+
+
 def _errors(track_items, options):
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
-    rows = [[problem, markup.literal(fill(sentence, values))]
-            for problem, sentence in require(kind, "errors", "the manual's error messages")(options)]
-    rows += [[problem, markup.literal(fill(sentence, values))] for problem, sentence in COMMON_ERRORS]
-    hints = [[problem, markup.literal(fill(clause, values).strip())] for problem, clause in HINTS]
+    rows = [[problem, markup.literal(sentence)] for problem, sentence in error_rows(track_items, options)]
+    hints = [[problem, markup.literal(clause)] for problem, clause in hint_rows(track_items, values)]
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
-            "The names below are examples from this phase.\n\n"
+            "Each example is the scoring program's own sentence for that mistake made to a submission of this "
+            "phase (a few of its items); a mistake this phase cannot show (a link, a pipe, memory) is shown "
+            "with example names.\n\n"
             + table(["problem", "message"], rows)
             + "\n\nA sentence about a missing file may end, before its full stop, with what was found instead:\n\n"
             + table(["found", "the sentence ends with"], hints))
@@ -261,5 +315,7 @@ def manual(source, title, description, stage, track_items, options, columns):
                      "every key is 0, also on the leaderboard, and the detailed results page says so. The "
                      "organizers then score the submissions against the test set, and the leaderboard shows "
                      "their scores.")
+    if source.get("description") and source["description"] != (description or piece("TASK", "the manual")):
+        parts.insert(2, source["description"])  # the competition's, above the track's own task
     parts += ["## Error messages", _errors(track_items, options), "---", "Scoring program %s." % __version__]
     return "\n\n".join(parts) + "\n"

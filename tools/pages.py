@@ -106,7 +106,8 @@ def generate(source, tracks, columns_html, platform=None, footer=True):
     """The four pages of a competition: tracks is [(title, description, track_items)]
     with the development phase's public items of each track; columns_html the table of
     leaderboard columns; platform the texts of the platform the pages are written for (its
-    writer's texts() in tools/platforms/: counts, overview, seen, terms, data_in_overview),
+    writer's texts() in tools/platforms/: counts, overview, seen, terms; data_in_overview,
+    a platform without a data page, is read by make_bundle.pages: fold_data),
     None for a page that names no platform (the starting kit's); footer: each page ends with the version
     (FOOTER)."""
     platform = platform or {"overview": "", "seen": "", "terms": "",
@@ -140,8 +141,17 @@ def generate(source, tracks, columns_html, platform=None, footer=True):
              "detailed results never show per-item ground truth of the test set; the per-item files that "
              "the scoring program writes for the organizers (<code>private/</code>) are never shown to "
              "participants.</p>\n" + platform["terms"])
-    if platform.get("data_in_overview"):  # a platform without a data page (EvalAI)
-        overview += data
     pages = {"overview": "".join(overview), "evaluation": "".join(evaluation), "data": "".join(data),
              "terms": terms}
     return dict((name, text + (FOOTER if footer else "")) for name, text in pages.items())
+
+
+def fold_data(pages):
+    """The pages of a platform without a data page (EvalAI): the data page, the organizer's
+    or the generated one, at the end of the overview (one footer, the data page's)."""
+    folded = dict(pages)
+    overview = pages["overview"]
+    if overview.endswith(FOOTER):
+        overview = overview[:-len(FOOTER)]
+    folded["overview"] = overview + pages["data"]
+    return folded

@@ -41,6 +41,21 @@ def guarded(action, debug, internal_message, memory_message=None, on_failure=Non
     return status, None
 
 
+def titles(input_dir):
+    """(the competition's title, [each track's title]) of the phase, for a refused run's page
+    to be titled like the others; ('', []) when the reference data cannot tell them."""
+    import os
+
+    from .runner import phase_tracks, track_title
+
+    try:
+        prepared = phase_tracks(os.path.join(input_dir, "ref"))
+    except (ScoringError, OSError):  # best effort: the refusal's sentence says what is wrong
+        return "", []
+    competition = next((options["competition"] for _, _, options, _ in prepared if options["competition"]), "")
+    return competition, [track_title(track, options) for track, _, options, _ in prepared]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="evaluate.py",
@@ -58,7 +73,7 @@ def main(argv=None):
         lambda: run(args.input, args.output, log), args.debug,
         "Internal error in the scoring program (not your submission's fault): please report it to the organizers.",
         "Submission error: the submission needs more memory than the scoring machine has.",
-        lambda status, line: write_failure_page(args.output, status, line, log.lines))
+        lambda status, line: write_failure_page(args.output, status, line, log.lines, titles(args.input)))
     if v15:
         platform.settle()
     if status:

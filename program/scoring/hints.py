@@ -24,13 +24,16 @@ def _same_file(found, expected):
             or names.loose(names.stem(found)) == names.loose(names.stem(expected)))
 
 
-def misplaced(submission, rel):
-    """Where a copy of the missing file `rel` (relative to the track's folder) is, and what to do."""
+def misplaced(submission, rel, others=()):
+    """Where a copy of the missing file `rel` (relative to the track's folder) is, and what to
+    do; others: the track's other folders the phase reads, whose files are their own."""
     expected = submission.name(rel)
     folders, filename = expected.split("/")[:-1], expected.split("/")[-1]
     wanted = names.canonical(expected)
+    own = tuple(names.canonical(submission.name(folder)) + "/" for folder in others)
     copies = [path for path in submission.index.paths()
-              if names.canonical(path) != wanted and _same_file(path.split("/")[-1], filename)]
+              if names.canonical(path) != wanted and _same_file(path.split("/")[-1], filename)
+              and not names.canonical(path).startswith(own)]
     if not copies:
         return ""
     loose_folders = [names.loose(f) for f in folders]
@@ -118,10 +121,11 @@ def found_instead(submission, folder, unused):
         holder, len(unused), names.shown_list(unused))
 
 
-def missing_file(submission, rel, kind=None, unused=()):
+def missing_file(submission, rel, kind=None, unused=(), others=()):
     """The first hint that applies to the missing file `rel` of a track of this kind;
-    unused: the names of the files of its folder that the phase does not read."""
-    hint = misplaced(submission, rel) or inner_zip(submission)
+    unused: the names of the files of its folder that the phase does not read; others: the
+    track's other folders that the phase reads (misplaced)."""
+    hint = misplaced(submission, rel, others) or inner_zip(submission)
     if not hint and kind is not None:
         hint = other_track(submission, kind)
     if not hint:
@@ -130,7 +134,8 @@ def missing_file(submission, rel, kind=None, unused=()):
 
 
 def near_image(image, ids):
-    """' did you mean X?' for an event id given without its extension (or with another)."""
+    """The image id of the test set meant by an event id given without its extension (or
+    with another), or None."""
     stem = os.path.splitext(image)[0]
     matches = [known for known in ids if os.path.splitext(known)[0] == stem]
     if len(matches) == 1:

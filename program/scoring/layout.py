@@ -120,6 +120,39 @@ def find_tracks(ref_root, known_kinds, shown_root="ref"):
     return tracks
 
 
+def track_files(track):
+    """Every file under a track's folder but its track.yaml, as '/'-separated paths relative
+    to it, archive litter (names.is_litter) left out, sorted."""
+    found = []
+    for folder, dirnames, filenames in os.walk(track.path):
+        dirnames[:] = sorted(d for d in dirnames if not names.is_litter(d))
+        rel = os.path.relpath(folder, track.path).replace(os.sep, "/")
+        for filename in filenames:
+            if not names.is_litter(filename) and not (rel == "." and filename == "track.yaml"):
+                found.append(filename if rel == "." else rel + "/" + filename)
+    return sorted(found)
+
+
+def refuse_unread(track, read, holds):
+    """Nothing of the organizer's is ignored in silence: every file of the track's folder is
+    one its kind reads (read: the kind's reference_files(track)), or the phase is refused
+    naming the files that are not. holds: what the kind's reference data are, in a few words
+    (its REFERENCE)."""
+    taken = set(read)
+    unread = [rel for rel in track_files(track) if rel not in taken]
+    if not unread:
+        return
+    nested = next((rel for rel in unread if "/" in rel), None)
+    how = ""
+    if nested is not None:
+        how = (" If a name holds '/', write it with '\u2215' (U+2215 DIVISION SLASH) in the file's name, as in %s "
+               "(docs/organizers.md, \"Names that a file name cannot hold\")." % nested.replace("/", "\u2215", 1))
+    which = (track.ref_name(unread[0]) + " is" if len(unread) == 1 else
+             "%d files of %s are" % (len(unread), track.label) + " (%s)" % names.shown_list(unread)) + " not read"
+    raise ReferenceDataError("%s: the reference data of a track of kind %s are %s; move every other file out of %s "
+                             "or remove it.%s" % (which, track.kind, holds, track.label, how))
+
+
 def key_prefixes(tracks):
     """Key prefix per track: '' unless two tracks of the same kind share the phase."""
     kinds = [track.kind for track in tracks]

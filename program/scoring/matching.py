@@ -5,14 +5,14 @@ refusal of a missing file is written here, the same for every track:
 
 - submission_for: where a track's files are (its folder, or the one folder the
   participant zipped);
-- find_files: every expected file, or a refusal with "did you mean", a hint
+- find_files: every expected file, or a refusal naming a near name found, a hint
   (hints.py) or what the folder holds instead;
 - one_of: the one file among alternative names (X.npz or X.csv), refusing both;
 - absent_file: the refusal of one missing file, near_folder: a folder meant for a missing one;
 - unused: the files of a folder that the phase does not read (to warn about).
 
 Names are compared as names.py decides: in NFC, as the zip tool meant them,
-case-sensitive (a name differing by case gets "did you mean").
+case-sensitive (a name differing by case is named, with how it differs and what to rename).
 """
 
 import os
@@ -67,23 +67,23 @@ def unused(submission, used, folder=()):
 def did_you_mean(submission, rel, guess, more=""):
     """The refusal of a missing file `rel` when the file `guess` of its folder was
     probably meant for it."""
-    folder = rel.split("/")[:-1]
+    folder, wanted = rel.split("/")[:-1], rel.split("/")[-1]
     expected, found = submission.name(rel), submission.name(*(folder + [guess]))
-    if guess.lower() == rel.split("/")[-1].lower():
-        fix = "File names are case-sensitive"
-    else:
-        fix = "Name each file exactly as the phase expects it"
-    return SubmissionError("The submission has no %s%s; did you mean %s? %s." % (expected, more, found, fix))
+    how = names.how_it_differs(guess, wanted)
+    return SubmissionError("The submission has no %s%s; found %s, %s: rename it %s%s." % (
+        expected, more, found, how, wanted, " if it is meant for it" if how == names.CLOSE else ""))
 
 
-def absent_file(submission, rel, what, unused_names=(), more=""):
+def absent_file(submission, rel, what, unused_names=(), more="", folders=()):
     """The refusal of the missing file `rel` (relative to the track's folder): a name of
     unused_names (the folder's files that the phase does not read) that was probably
-    meant for it, else the hint that applies (hints.missing_file)."""
+    meant for it, else the hint that applies (hints.missing_file). folders: the track's
+    other folders that the phase reads (another manuscript's), where a file of the same
+    name is its own, not a copy of this one."""
     guess = names.near_name(rel.split("/")[-1], unused_names) if unused_names else None
     if guess is not None:
         return did_you_mean(submission, rel, guess, more)
-    hint = hints.missing_file(submission, rel, submission.kind, unused_names)
+    hint = hints.missing_file(submission, rel, submission.kind, unused_names, folders)
     return SubmissionError("The submission has no %s; expected %s%s%s." % (submission.name(rel), what, more, hint))
 
 
@@ -96,7 +96,8 @@ def near_folder(submission, folder, expected_folders):
 
 def find_files(submission, expected, what, folder=(), claimed=()):
     """{expected name: the submitted file's name} of every expected file of a folder of
-    the track; the first missing one is refused (a near name first: "did you mean").
+    the track; the first missing one is refused (a near name first: what was found, how it
+    differs, what to rename it).
     claimed: names of the folder that the track reads otherwise (never a near name)."""
     found, absent = {}, []
     for name in expected:

@@ -201,6 +201,32 @@ class NameIndex(object):
         return self.by_key[close[0]] if close else None
 
 
+def _plain(name):
+    """A name without its accents (NFD, combining marks dropped)."""
+    return "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
+
+
+def how_it_differs(found, expected):
+    """How a name found differs from the one expected, as a sentence's clause: 'differs only
+    in case', 'in its accents', 'in its spaces, dashes or underscores', 'in its extension',
+    else 'is named almost so'."""
+    if canonical(found).lower() == canonical(expected).lower():
+        return "which differs only in case (names are case-sensitive)"
+    if _plain(found) == _plain(expected):
+        return "which differs only in its accents"
+    if _plain(found).lower() == _plain(expected).lower():
+        return "which differs only in its accents and case"
+    if loose(found) == loose(expected):
+        return "which differs only in its spaces, dashes, underscores or case"
+    if loose(stem(found)) == loose(stem(expected)):
+        return "which differs in its extension"
+    return CLOSE
+
+
+#: how_it_differs of a name that is not the expected one but for spelling: maybe another file.
+CLOSE = "a name close to it"
+
+
 def near_name(expected, available):
     """The available name most likely meant for `expected`, or None."""
     return NameIndex(available).near(expected)
@@ -232,6 +258,11 @@ def refuse_repeats(names, shown, error, lines=None, what="image"):
         line = (lambda i: i + 1) if lines is None else (lambda i: lines[i])
         raise error("%s line %d repeats the %s %s (first on line %d); list each %s once."
                     % (shown, line(repeat), what, names[repeat], line(first), what))
+
+
+def counted(number, noun, plural=None):
+    """'1 field', '3 fields': a count with its noun in the right number."""
+    return "%d %s" % (number, noun if number == 1 else (plural or noun + "s"))
 
 
 def shown_list(names, limit=5):

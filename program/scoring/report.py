@@ -402,13 +402,19 @@ FAILURE_TITLES = {
 }
 
 
-def render_failure(status, sentence, log_lines):
-    """The page of a refused run: the same sentence as the last line of stderr, first."""
+def render_failure(status, sentence, log_lines, titles=("", ())):
+    """The page of a refused run: the same sentence as the last line of stderr, first;
+    titled like a scored run's page: titles is (the competition's, [each track's])."""
     title, advice = FAILURE_TITLES.get(status, FAILURE_TITLES[3])
-    parts = [webpage.head("Detailed results: " + title), "<h1>Detailed results</h1>",
-             '<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
-             '<p>%s</p></section>'
-             % (webpage.text(title), webpage.text(sentence), webpage.text(advice))]
+    competition, tracks = titles
+    parts = [webpage.head("Detailed results: " + (competition + ": " if competition else "") + title),
+             '<h1 id="top">Detailed results</h1>']
+    if competition:
+        parts.append('<p class="competition">%s</p>' % webpage.text(competition))
+    if tracks:
+        parts.append("<h2>%s</h2>" % webpage.text(", ".join(tracks)))
+    parts.append('<section class="card refused"><h2>%s</h2><p class="sentence" data-primary="refusal">%s</p>'
+                 '<p>%s</p></section>' % (webpage.text(title), webpage.text(sentence), webpage.text(advice)))
     if log_lines:
         parts.append('<h2 id="log">Log</h2><pre class="log">%s</pre>' % webpage.text("\n".join(log_lines)))
     parts.append(webpage.footer())
@@ -422,12 +428,12 @@ def write_page(output, page):
     _write_atomically(path, page.encode("utf-8"))
 
 
-def write_failure_page(output, status, sentence, log_lines):
+def write_failure_page(output, status, sentence, log_lines, titles=("", ())):
     """detailed_results.html for a refused run, and no scores file. Best effort: the exit
     status and stderr already tell the platform; an unwritable OUTPUT changes nothing."""
     try:
         os.makedirs(output, exist_ok=True)
-        page = render_failure(status, sentence, log_lines)
+        page = render_failure(status, sentence, log_lines, titles)
         with output_lock(output):
             remove_stale_scores(output)
             write_page(output, page)

@@ -34,12 +34,16 @@ def track_options(config, module, where):
 
 
 def phase_tracks(ref_dir, shown_root="ref"):
-    """(track, its module, its parsed options, its key prefix) of each track of ref_dir.
+    """(track, its module, its parsed options, its key prefix) of each track of ref_dir,
+    every file of each track's folder one its kind reads (layout.refuse_unread).
     shown_root: how messages name ref_dir (the build names the organizer's folder)."""
     tracks = layout.find_tracks(ref_dir, TRACKS, shown_root)
     prepared = []
     for track, prefix in zip(tracks, layout.key_prefixes(tracks)):
         module = TRACKS[track.kind]
+        layout.refuse_unread(track, kinds.require(track.kind, "reference_files", "the check that every reference "
+                                                  "file is read")(track),
+                             kinds.require(track.kind, "REFERENCE", "the sentence naming a reference file not read"))
         prepared.append((track, module, track_options(track.config, module, track.ref_name("track.yaml")), prefix))
     return prepared
 
@@ -91,12 +95,11 @@ def score_submission(input_dir, log):
     results = []
     for track, module, options, prefix in prepared:
         submission = matching.submission_for(track, index, all_tracks, log, TRACKS)
-        log.info("Scoring track %s (%s)." % (track.rel or "at the root of ref/", track.kind))
+        title = track_title(track, options)
+        log.info("Scoring %s." % (title if not track.rel or title == track.rel else "%s (%s/)" % (title, track.rel)))
         result = module.score(track, submission, options, log)
-        result.title = track_title(track, options)
+        result.title = shown_title(track, options, prefix)
         result.competition = options["competition"] or ""
-        if prefix and result.title != track.rel:
-            result.title = "%s (%s)" % (result.title, track.rel)
         for key, value in result.scores.items():
             scores.append((prefix + key, value))
         result.key_prefix = prefix
@@ -111,6 +114,13 @@ def track_title(track, options):
     """The track's title on the page: the organizer's (track.yaml's title), else its folder's
     name, else the neutral name of its kind."""
     return options["title"] or track.rel or kinds.require(track.kind, "LABEL", "the detailed results page")
+
+
+def shown_title(track, options, prefix):
+    """The track's title on its page and in compare.py's report: track_title, and its folder
+    when two tracks of its kind share the phase (their keys are prefixed)."""
+    title = track_title(track, options)
+    return "%s (%s)" % (title, track.rel) if prefix and title != track.rel else title
 
 
 def stand_in_result(result):

@@ -54,6 +54,11 @@ def manuscripts(track):
     return names
 
 
+def reference_files(track):
+    """The files the reader reads: every other file of the track's folder is refused by name."""
+    return [name + ".tsv" for name in manuscripts(track)]
+
+
 def read_lines(path, shown, error):
     """[(line id, text)] of a transcription file, ids distinct."""
     rows, seen = [], {}
@@ -205,6 +210,7 @@ def reference_as_submission(track, options, directory):
 # ---------------------------------------------------------------- hints
 
 FILES = "one <Manuscript>.tsv of line transcriptions per manuscript"
+REFERENCE = "one <Manuscript>.tsv of '<line id><TAB><transcription>' lines per manuscript, at the top of its folder"
 
 
 def looks_like(rel, path):

@@ -115,10 +115,11 @@ def phase_spec(competition, phase, index, start, end):
     get_scoring_result and get_prediction_result) while logs and the detailed results stay
     visible (hide_output would hide those too)."""
     settings = competition.stage_settings(phase)
+    withheld = WITHHELD if phase.stage == "final" and final_reference_withheld(competition.source) else ""
     return {
         "index": index,
         "name": settings["label"],
-        "description": "%s %s" % (settings["description"], RULE),
+        "description": "%s %s%s" % (settings["description"], RULE, withheld),
         "start": date(start),
         "end": date(end),
         "max_submissions": settings["max_submissions"],
@@ -276,6 +277,11 @@ def warnings(competition, now=None):
             "(competitions/tasks.py, MAX_EXECUTION_TIME_LIMIT); name your own queue's vhost as "
             "codabench_queue in the competition's source.yaml to keep the whole limit."
             % (limit, DEFAULT_QUEUE_LIMIT))
+    if final_reference_withheld(source) and "overview" in source["pages"]:
+        found.append(
+            "your own overview page replaces the generated one, which tells participants that final-phase "
+            "submissions read 0 in every column until you attach the real reference and rerun them; Codabench's final "
+            "phase description and each submission's detailed results page say so; say it in your overview too.")
     if not final_reference_withheld(source):
         found.append(
             "Codabench lists the final phase's reference data in its competition API and serves them to anyone "
@@ -289,6 +295,7 @@ def manifest(competition):
     sentence = refusal(competition)
     withheld = final_reference_withheld(competition.source) and not sentence
     held = [p.codabench_final_zip for p in competition.phases if p.stage == "final" and withheld]
+    notes = ["its final phase holds a stand-in reference; after it closes, attach %s as its reference data and "
+             "rerun its submissions (docs/organizers.md)." % name for name in held]
     return {"zip": None if sentence else ZIP, "refusal": sentence, "final_reference": held,
-            "notes": ["its final phase holds a stand-in reference; after it closes, attach %s as its reference data "
-                      "and rerun its submissions (docs/organizers.md)." % name for name in held]}
+            "notes": notes + ([] if sentence else model.shortened(competition, MAX_TITLE, NAME))}

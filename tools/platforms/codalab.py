@@ -179,8 +179,12 @@ def warnings(competition, now=None):
 
 
 def manifest(competition):
+    from . import codabench
+
+    where = ("upload codabench_competition.zip to Codabench" if codabench.refusal(competition) is None else
+             "for Codabench, build each track's own competition (without --together)")
     return {"zip": ZIP, "refusal": None, "notes": [
         "for self-hosted Codalab v1.5 servers, not for Codabench: converted there, its phases show participants "
         "the scoring output (private/ included), no submission reaches the leaderboard until its participant "
-        "adds it, and a column title over 36 characters fails the upload; upload codabench_competition.zip "
-        "to Codabench."]}
+        "adds it, and a column title over 36 characters fails the upload; %s." % where] + model.shortened(
+            competition, MAX_LABEL, NAME)}

@@ -265,6 +265,9 @@ def warnings(competition, now=None):
 
 
 def manifest(competition):
+    data = "yours" if "data" in competition.source["pages"] else "the placeholder"
     return {"zip": ZIP, "refusal": None, "notes": [
         "EvalAI hosts no starting kit: publish %s yourself and say where on the data page."
-        % ", ".join(p.kit_zip for p in competition.phases)]}
+        % ", ".join(p.kit_zip for p in competition.phases),
+        "EvalAI has no data page: the data page (%s) is shown at the end of the overview." % data]
+        + model.shortened(competition, MAX_LABEL, NAME)}

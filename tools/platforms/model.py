@@ -116,6 +116,21 @@ def column_label(source, track_name, column, limit):
     return next(label for label in candidates if len(label) <= limit)
 
 
+def shortened(competition, limit, platform):
+    """The notes saying which column titles a platform's `limit` made shorter than the full
+    title (the organizer's label or the column's words), and to what."""
+    notes = []
+    for phase in competition.tracks:
+        for column in phase.columns:
+            full = column_label(competition.source, phase.name, column, 10 ** 6)
+            shown = column_label(competition.source, phase.name, column, limit)
+            if shown != full:
+                notes.append("%s shows the column %r as %r (its column titles hold at most %d characters; give a "
+                             "shorter label in source.yaml, tracks: %s: labels: %s: ...)."
+                             % (platform, full, shown, limit, phase.name, column.key))
+    return notes
+
+
 def track_yaml(phase):
     """The mapping of the phase's track.yaml (the track is at the root of its reference data)."""
     path = os.path.join(phase.ref_dir, "track.yaml")

@@ -18,6 +18,7 @@ import time
 from ..errors import ReferenceDataError, SubmissionError, printable
 from ..cli import guarded
 from ..log import Log
+from ..runner import phase_tracks, shown_title
 from .. import __version__, bootstrap, layout, views as view_files
 from ..itemview import leaderboard
 from ..metrics import significance
@@ -105,15 +106,10 @@ def _progress(progress, index, count, name, seconds, per_track):
                                                   seconds or 0.0, shown))
 
 
-def labels_of(tracks):
-    kinds = [kind for kind, _ in tracks]
-    return [kind + (" (%s)" % rel if rel and kinds.count(kind) > 1 else "") for kind, rel in tracks]
-
-
 def score_all(args, names, ref, progress):
-    """(track labels, per submission [(view, foregrounds)] in the phase's track order)."""
-    tracks = [(t.kind, t.rel) for t in layout.find_tracks(ref, TRACKS)]
-    labels = labels_of(tracks)
+    """(track labels, per submission [(view, foregrounds)] in the phase's track order). A
+    track's label is its title, as its page shows it (runner.shown_title): the organizer's."""
+    labels = [shown_title(track, options, prefix) for track, _, options, prefix in phase_tracks(ref)]
     workspace = submissions.Workspace()
     scored = []
     try:
@@ -137,7 +133,7 @@ def read_all(args, names, progress):
     tracks, scored = None, []
     for index, (path, name) in enumerate(zip(args.submissions, names)):
         found = view_files.read_scored(path)
-        these = [(meta["kind"], meta["rel"]) for meta, _, _ in found]
+        these = [meta.get("title") or meta["kind"] for meta, _, _ in found]
         if tracks is None:
             tracks = these
         elif these != tracks:
@@ -145,8 +141,8 @@ def read_all(args, names, progress):
                                      "one phase." % (path, these, tracks))
         scored.append([(view, foregrounds) for _, view, foregrounds in found])
         _progress(progress, index, len(names), name, None,
-                  [(label, view, view_files_primary(view)) for label, (_, view, _) in zip(labels_of(these), found)])
-    return labels_of(tracks), scored
+                  [(label, view, view_files_primary(view)) for label, (_, view, _) in zip(these, found)])
+    return tracks, scored
 
 
 def view_files_primary(view):

@@ -46,12 +46,17 @@ def allowed_labels(subset_name):
     return "0/1, authentic/imitation or %s/not-%s" % (subset_name, subset_name)
 
 
-def subset_names(track_path):
-    """The subsets of a track: one <Subset>.csv per subset in ref/ (archive litter such
-    as macOS's ._<Subset>.csv left out)."""
-    return sorted(os.path.splitext(name)[0] for name in os.listdir(track_path)
+def subset_files(track_path):
+    """The subsets' files of a track: one <Subset>.csv per subset in ref/ (archive litter
+    such as macOS's ._<Subset>.csv left out)."""
+    return sorted(name for name in os.listdir(track_path)
                   if name.lower().endswith(".csv") and not names.is_litter(name)
                   and os.path.isfile(os.path.join(track_path, name)))
+
+
+def subset_names(track_path):
+    """The subsets of a track, from their files (subset_files)."""
+    return [os.path.splitext(name)[0] for name in subset_files(track_path)]
 
 
 def read_ground_truth(track):
@@ -164,8 +169,10 @@ def read_merged_labels(path, shown, subsets):
             named = by_lower.get(names.canonical(cells[index["subset"]]).lower())
             if named is None:
                 guess = names.near_name(cells[index["subset"]], [s.name for s in subsets])
+                given = cells[index["subset"]]
                 raise SubmissionError("%s line %d names the subset %r; %s" % (
-                    shown, line, cells[index["subset"]], "did you mean %s?" % guess if guess else
+                    shown, line, given, "the test set has %s, %s: write it %s." % (
+                        guess, names.how_it_differs(given, guess), guess) if guess else
                     "expected one of %s." % names.shown_list([s.name for s in subsets])))
         value = names.canonical(text).lower()
         by_label = by_lower.get(value[4:] if value.startswith("not-") else value)

@@ -391,8 +391,8 @@ def _split_pairs_by_line(data, shown, error):
         if not cells:
             continue
         if len(cells) != 2:
-            raise error("%s line %d has %d fields (%r); expected two, '<image id> <value>', separated by "
-                        "spaces or a tab." % (shown, number, len(cells), line.strip()[:60]))
+            raise error("%s line %d has %s (%r); expected two, '<image id> <value>', separated by "
+                        "spaces or a tab." % (shown, number, names.counted(len(cells), "field"), line.strip()[:60]))
         first.append(cells[0])
         second.append(cells[1])
         lines.append(number)
@@ -567,7 +567,8 @@ def _match_by_dictionary(ids, lines, shown, category):
         fix = "list only the images of the test set."
         near = hints.near_image(ids[i], category.ids)
         if near is not None:
-            fix = "did you mean %s? Write each image id as the test set does, with its extension." % near
+            fix = ("the test set has %s, which differs in its extension: write each image id as the test set does, "
+                   "%s." % (near, near))
         raise SubmissionError("%s line %d names the image %s, which is not among the %d images of category %s; %s"
                               % (shown, line_number(lines, i), ids[i], len(category.ids), category.name, fix))
 

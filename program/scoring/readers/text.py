@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from .. import names
 from ..errors import SubmissionError
 from ..layout import check_regular
 from ..memory import memory_guard
@@ -176,7 +177,7 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
     missing = [c for c in columns if c not in header]
     if missing:
         raise error("%s line 1 should be the header '%s' (found '%s'); add the header line."
-                    % (shown_name, ",".join(columns + list(optional)), header_line[:80]))
+                    % (shown_name, ",".join(columns), header_line[:80]))
     unknown = [c for c in header if c not in columns and c not in optional]
     if unknown:
         raise error("%s has an unexpected column %r; expected the columns %s."
@@ -189,8 +190,8 @@ def read_csv_table(path, shown_name, columns, optional=(), error=SubmissionError
         if not cells or (len(cells) == 1 and not cells[0].strip()):
             raise error("%s line %d is blank; remove blank lines." % (shown_name, number))
         if len(cells) != len(header):
-            raise error("%s line %d has %d fields; expected %d (%s)."
-                        % (shown_name, number, len(cells), len(header), ",".join(rows[0])))
+            raise error("%s line %d has %s; expected %d (%s)."
+                        % (shown_name, number, names.counted(len(cells), "field"), len(header), ",".join(rows[0])))
         if [c.strip().lower() for c in cells] == header:
             raise error("%s line %d repeats the header; keep a single header line." % (shown_name, number))
         body.append((number, [c.strip() for c in cells]))
@@ -472,16 +473,16 @@ CSV_ERRORS = [
                           "double quote or close it on the same line.", None),
     ("a field too long", "{file} line {line} holds a field longer than %d characters; expected short names and "
                          "labels." % FIELD_LIMIT, None),
-    ("not CSV", "{file} line {line} is not valid CSV ({reason}).", None),
+    ("not CSV", "{file} line {line} is not valid CSV ({csv_reason}).", None),
     ("an empty file", "{file} is empty; expected a header line '{columns}' and one line per image.", None),
     ("another separator", "{file} separates its columns with {separator}; expected commas, e.g. '{columns}'.",
      None),
-    ("no header", "{file} line 1 should be the header '{all_columns}' (found '{first_line}'); add the header line.",
+    ("no header", "{file} line 1 should be the header '{columns}' (found '{line_one_text}'); add the header line.",
      None),
     ("an unknown column", "{file} has an unexpected column 'score'; expected the columns {column_list}.", None),
     ("a column twice", "{file} repeats a column in its header; expected {columns}.", None),
     ("a blank line", "{file} line {line} is blank; remove blank lines.", None),
-    ("a line of another length", "{file} line {line} has {fields} fields; expected {count_columns} ({all_columns}).",
+    ("a line of another length", "{file} line {line} has {field_count}; expected {count_columns} ({columns}).",
      None),
     ("the header twice", "{file} line {line} repeats the header; keep a single header line.", None),
 ]

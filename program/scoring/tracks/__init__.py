@@ -20,6 +20,9 @@ What a kind module provides (docs/maintainers.md, "Adding a kind", step by step)
                                        with its columns.Metric: title, meaning, direction, bounds
     score(track, submission, options, log) -> result.TrackResult, its view's Scores made
                                        from the same Metrics (Metric.score)
+    reference_files(track), REFERENCE  the files of the track's folder it reads ('/'-separated,
+                                       relative to it), and what they are in a few words: any
+                                       other file is refused by name (layout.refuse_unread)
   the public items (public.py: the starting kit's checker, Codabench's stand-in)
     public_items(track)                names and sizes of the test items, no ground truth
     stand_in_reference(items, folder)  a reference with those names and sizes
@@ -40,7 +43,10 @@ What a kind module provides (docs/maintainers.md, "Adding a kind", step by step)
 Optional: unlabeled_files(track) and write_placeholder_labels(folder, files) (compare.py
 without ground truth); sample_reference(folder) and reference_as_submission(track,
 options, folder), a small made-up reference and the submission that repeats it, from which
-the tests check every kind alike (tests/test_every_kind.py).
+the tests check every kind alike (tests/test_every_kind.py);
+MISTAKES, {problem of an errors() row: a function making that
+mistake to a dummy submission's folder}, whose sentences the manual shows
+(tools/mistakes.py).
 """
 
 import importlib
@@ -54,9 +60,9 @@ from collections.abc import Mapping
 from ..errors import ReferenceDataError
 
 #: What every kind provides (the list above, optional hooks aside).
-PIECES = ("OPTIONS", "columns", "score", "public_items", "stand_in_reference", "dummy_submission", "FILES",
-          "looks_like", "LABEL", "TASK", "submission_format", "example", "metrics_text", "privacy", "count_items",
-          "errors", "error_values")
+PIECES = ("OPTIONS", "columns", "score", "reference_files", "REFERENCE", "public_items", "stand_in_reference",
+          "dummy_submission", "FILES", "looks_like", "LABEL", "TASK", "submission_format", "example",
+          "metrics_text", "privacy", "count_items", "errors", "error_values")
 
 #: A kind's name: what `track:` says in track.yaml, and its module's name.
 NAME = re.compile(r"[a-z][a-z0-9_]*\Z")

@@ -184,7 +184,9 @@ def read_predictions(submission, subsets, log):
     else:
         found = matching.find_files(
             submission, per_subset_files, "one <Subset>_labels.csv per subset (%s) or one labels.csv"
-            % names.shown_list(per_subset_files), claimed=expected_files(subsets, labels=False))
+            % names.shown_list(per_subset_files), claimed=expected_files(subsets, labels=False) + [
+                f for f in submission.files() if f.lower().endswith(DOC_EXTENSIONS)  # the documentation
+                and names.near_name(f, per_subset_files) is None])
         submitted = {}
         for subset, filename in zip(subsets, per_subset_files):
             submitted[subset.name] = reader.read_subset_labels(
@@ -305,7 +307,7 @@ def describe(result, per_subset, ks, documentation, options):
             section.add(Table(["filename", "true", "predicted"] + top_columns,
                               [[f, int(t), int(p)] + list(h) for f, t, p, h in
                                zip(subset.filenames, subset.labels, y_pred, retrieval["hits"].tolist())],
-                              "Per image (public_details: true)"))
+                              "Per image (made public by the organizers)"))
 
 
 def unlabeled_files(track):
@@ -360,6 +362,14 @@ def public_items(track):
     """The image names of each subset."""
     return {"subsets": [{"name": subset.name, "images": list(subset.filenames)}
                         for subset in reader.read_ground_truth(track)]}
+
+
+REFERENCE = "one <Subset>.csv of filename,label rows per subset, at the top of the track's folder"
+
+
+def reference_files(track):
+    """The files of the track's folder that the reader reads (layout.refuse_unread)."""
+    return reader.subset_files(track.path)
 
 
 def stand_in_reference(items, directory):
@@ -435,7 +445,7 @@ def submission_format(options):
         "- `<Subset>_distances.csv`: a square matrix of distances between the images of the subset, top-left "
         "cell empty, a header row of file names, then one row per image starting with its name; or "
         "`<Subset>_distances.npz` with the arrays `names` and `distances` (`numpy.savez`), smaller and faster "
-        "for large subsets. Every distance a finite number. %s\n"
+        "for large subsets. Every distance a number, `inf` for the farthest (`NaN` is refused). %s\n"
         "- a `README.md`, `.txt` or `.pdf` describing your method (%s).\n\n"
         "Names must match the test set's exactly; where one does not, it is matched on the name without its "
         "extension if that is unambiguous, and the log says so. Images not in the test set are ignored with a "
@@ -497,8 +507,12 @@ ERRORS = [
                     "{subset}/not-{subset}.", None),
     ("images missing", "{labels} lacks {missing} of the {count} images of the ground truth, e.g. {image}; every "
                        "image must be listed.", None),
+    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_on_line}); "
+                            "list each image once.", None),
     ("merged labels: an unknown subset", "labels.csv line {line} names the subset '{value}'; expected one of "
                                          "{subsets}.", None),
+    ("merged labels: a subset named almost so", "labels.csv line {line} names the subset '{subset_near}'; the test "
+                                                "set has {subset}, a name close to it: write it {subset}.", None),
     ("merged labels: subset and label disagree", "labels.csv line {line} says subset {subset} but the label "
                                                  "'not-{subset2}' names {subset2}; make them agree.", None),
     ("merged labels: no subset", "labels.csv line {line}: the subset of {image} cannot be told from its name or "
@@ -581,6 +595,48 @@ ERRORS += text.TEXT_ERRORS + text.CSV_ERRORS  # the CSV files' own sentences ({f
 errors = refusals(ERRORS)
 
 
+def _of_kind(res, suffix):
+    """The files of a submission folder (its dummy submission's) ending with suffix, sorted."""
+    return sorted(os.path.join(res, name) for name in os.listdir(res) if name.endswith(suffix))
+
+
+def _label_rows(change):
+    """A mistake of the manual (tools/mistakes.py): the first labels file's rows (after its
+    header) changed by change(rows of [filename, label]) -> rows."""
+    def mistake(res, kind=None):
+        path = _of_kind(res, "_labels.csv")[0]
+        with open(path, encoding="utf-8", newline="") as stream:
+            rows = list(csv.reader(stream))
+        if len(rows) < 3:
+            return False
+        with open(path, "w", encoding="utf-8", newline="") as stream:
+            csv.writer(stream, lineterminator="\n").writerows(rows[:1] + change(rows[1:]))
+        return True
+    return mistake
+
+
+def _merged_too(res, kind=None):
+    with open(_of_kind(res, "_labels.csv")[0], "rb") as source, open(os.path.join(res, "labels.csv"), "wb") as copy:
+        copy.write(source.read())
+
+
+def _remove_all(suffix, count=None):
+    def mistake(res, kind=None):
+        for path in _of_kind(res, suffix)[:count]:
+            os.remove(path)
+    return mistake
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+MISTAKES = {
+    "no label file": _remove_all("_labels.csv"),
+    "both label forms": _merged_too,
+    "a bad label": _label_rows(lambda rows: [rows[0], [rows[1][0], "maybe"]] + rows[2:]),
+    "images missing": _label_rows(lambda rows: rows[:1] + rows[2:]),
+    "no distance file": _remove_all("_distances.npz", 1),
+}
+
+
 def error_values(items):
     """Example values for ERRORS' {names}, from the phase's own subsets and images."""
     subsets = items["subsets"]
@@ -588,15 +644,16 @@ def error_values(items):
     images = (first["images"] + ["image.png", "image2.png"])[:2]
     labels = first["name"] + "_labels.csv"
     return {
-        "subset": first["name"], "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
+        "subset": first["name"], "subset_near": first["name"][:-1] + "_",
+        "subset2": subsets[-1]["name"], "subsets": ", ".join(s["name"] for s in subsets),
         "labels": labels, "file": labels,
         "all_labels": ", ".join(s["name"] + "_labels.csv" for s in subsets),
         "distances": first["name"] + "_distances.csv", "npz": first["name"] + "_distances.npz",
         "image": images[0], "image2": images[1], "count": len(first["images"]), "missing": 1, "line": 3, "first": 2,
-        "column": 4, "row": 2, "fields": max(1, len(first["images"]) - 1), "rows": 2, "value": "maybe",
-        "found": "%s;%s" % tuple(images), "first_line": images[0] + ",0", "separator": "semicolons",
-        "columns": "filename,label", "all_columns": "filename,label,subset",
+        "column": 4, "row": 2, "fields": 3, "field_count": "3 fields", "rows": 2, "value": "maybe",
+        "found": "%s;%s" % tuple(images), "line_one_text": images[0] + ",0", "separator": "semicolons",
+        "columns": "filename,label", "image_any": images[0], "repeat_line": 3, "first_on_line": 2,
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
         "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "9007199254740993",
-        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
+        "reason": "Bad CRC-32 for file 'distances.npy'", "csv_reason": "line contains NUL", "hint": "",
         "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}

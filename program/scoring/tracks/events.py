@@ -179,7 +179,7 @@ def describe(result, rows, kept, options):
     hardest = hardest_images(ordered)
     result.private.append(("events/hardest_images.csv", csv_bytes(HARDEST_COLUMNS, hardest)))
     if options["public_details"]:
-        details = result.section("Hardest images per category (public_details: true)")
+        details = result.section("Hardest images per category (made public by the organizers)")
         details.add(Table(HARDEST_COLUMNS, hardest, "Per category, the %d lowest-ranked positives and %d "
                                                     "highest-ranked negatives" % (HARDEST, HARDEST)))
 
@@ -253,6 +253,14 @@ def public_items(track):
             lists.append(ids)
         categories.append({"name": category.name, "images": lists.index(ids)})
     return {"image_lists": lists, "categories": categories}
+
+
+REFERENCE = "one <Category>.txt of '<image id> <label>' lines per category, at the top of the track's folder"
+
+
+def reference_files(track):
+    """The files of the track's folder that the reader reads (layout.refuse_unread)."""
+    return [name + ".txt" for name in reader.category_names(track.path)]
 
 
 def stand_in_reference(items, directory):
@@ -374,7 +382,7 @@ ERRORS = [
                                 "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
     ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
                       "{category}.", lambda options: options["missing"] == "error"),
-    ("not two fields", "{file} line {line} has {fields} fields ('{line_text}'); expected two, '<image id> <value>', "
+    ("not two fields", "{file} line {line} has {field_count} ('{line_text}'); expected two, '<image id> <value>', "
                        "separated by spaces or a tab.", None),
     ("a confidence that is no number", "{file} line {line} has the confidence '{value}'; expected a number such as "
                                        "0.127031.", None),
@@ -382,12 +390,58 @@ ERRORS = [
     ("an unknown image", "{file} line {line} names the image {unknown}, which is not among the {count} images of "
                          "category {category}; list only the images of the test set.", None),
     ("an id without its extension", "{file} line {line} names the image {stem}, which is not among the {count} "
-                                    "images of category {category}; did you mean {image}? Write each image id as "
-                                    "the test set does, with its extension.", None),
+                                    "images of category {category}; the test set has {image}, which differs in its "
+                                    "extension: write each image id as the test set does, {image}.", None),
     ("images missing", "{file} lacks 1 of the {count} images of category {category}, e.g. {image}; list every "
                        "image with a confidence.", lambda options: options["missing"] == "error"),
+    ("a name listed twice", "{file} line {repeat_line} repeats the image {image_any} (first on line {first_on_line}); "
+                            "list each image once.", None),
 ]
 ERRORS += TEXT_ERRORS  # the text files' own sentences (readers/text.py)
+
+
+def _first_file(res):
+    """The first category file of a submission folder (its dummy submission's)."""
+    found = sorted(name for name in os.listdir(res) if name.endswith(".txt"))
+    return os.path.join(res, found[0]) if found else None
+
+
+def _second_line(change):
+    """A mistake of the manual (tools/mistakes.py): the first category file's line 2, its id
+    and confidence, changed by change(id, confidence) -> the new line, or None (no way)."""
+    def mistake(res, kind=None):
+        path = _first_file(res)
+        with open(path, encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+        if len(lines) < 2:
+            return False
+        identifier, confidence = lines[1].split()
+        line = change(identifier, confidence)
+        if line is None:
+            return False
+        lines[1:2] = [line] if line else []
+        with open(path, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write("".join(line + "\n" for line in lines))
+        return True
+    return mistake
+
+
+def _no_category_file(res, kind=None):
+    os.remove(_first_file(res))
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+MISTAKES = {
+    "a category file missing": _no_category_file,
+    "not two fields": _second_line(lambda image, confidence: "%s %s 0.1" % (image, confidence)),
+    "a confidence that is no number": _second_line(lambda image, confidence: "%s abc" % image),
+    "NaN or infinite": _second_line(lambda image, confidence: "%s nan" % image),
+    "an unknown image": _second_line(lambda image, confidence: "unknown_image.jpg %s" % confidence),
+    "an id without its extension": _second_line(
+        lambda image, confidence: "%s %s" % (os.path.splitext(image)[0], confidence)
+        if os.path.splitext(image)[0] and os.path.splitext(image)[1] else None),
+    "images missing": _second_line(lambda image, confidence: ""),
+}
 errors = refusals(ERRORS)
 
 
@@ -399,6 +453,7 @@ def error_values(items):
     name = category["name"] + ".txt"
     return {"file": name, "files": ", ".join(c["name"] + ".txt" for c in categories[:3]),
             "category": category["name"], "image": ids[0], "stem": os.path.splitext(ids[0])[0] or ids[0],
-            "count": len(ids), "line": 3, "first": 1, "fields": 3, "line_text": ids[0] + " 0.8 0.1",
-            "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "",
+            "count": len(ids), "line": 3, "first": 1, "field_count": "3 fields", "line_text": ids[0] + " 0.8 0.1",
+            "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "", "image_any": ids[0],
+            "repeat_line": 3, "first_on_line": 2,
             "more": " (all %d are missing)" % len(categories) if len(categories) > 1 else ""}

@@ -55,8 +55,10 @@ METRICS = OrderedDict([
                                   "manuscripts")),
     ("pixel_iu", Metric("Pixel IU", "the intersection over union of the matched lines' pixels, mean over pages, "
                                     "then over manuscripts")),
-    ("dr", Metric("Detection rate", "the share of ground-truth lines matched with IoU at least T_a")),
-    ("ra", Metric("Recognition accuracy", "the share of predicted lines matched with IoU at least T_a")),
+    ("dr", Metric("Detection rate", "the share of ground-truth lines matched one-to-one to a predicted line with an "
+                                    "intersection over union of at least the match threshold")),
+    ("ra", Metric("Recognition accuracy", "the share of predicted lines matched one-to-one to a ground-truth line "
+                                          "with an intersection over union of at least the match threshold")),
     ("fm", Metric("F-measure", "the harmonic mean of the detection rate and the recognition accuracy")),
 ])
 assert tuple(METRICS) == seg.METRICS
@@ -162,6 +164,12 @@ def fest2025_option_notes(options):
     return notes
 
 
+def metric_head(name, protocol, chosen):
+    """A table's column head of a metric: its title, and its protocol when the page shows two."""
+    title = METRICS[name].title
+    return "%s (%s)" % (title, protocol) if len(chosen) > 1 else title
+
+
 def prediction_file(submission, page, pages_by_manuscript):
     """The name of a page's prediction in its manuscript's folder; a missing one refused
     with what was found instead (a folder or a file named almost so, or a hint)."""
@@ -173,13 +181,15 @@ def prediction_file(submission, page, pages_by_manuscript):
         manuscripts = [m for m, _ in pages_by_manuscript]
         guess = matching.near_folder(submission, page.manuscript, manuscripts)
         if guess is not None:
-            fix = ("Folder names are case-sensitive" if guess.lower() == page.manuscript.lower() else
-                   "Rename it %s/" % page.manuscript)
-            raise SubmissionError("The submission has no folder %s/; did you mean %s/? %s: expected one folder per "
-                                  "manuscript (%s)." % (submission.name(page.manuscript), submission.name(guess), fix,
-                                                        names.shown_list([m + "/" for m in manuscripts])))
+            how = names.how_it_differs(guess, page.manuscript)
+            raise SubmissionError("The submission has no folder %s/; found %s/, %s: rename it %s/%s (one folder per "
+                                  "manuscript: %s)." % (
+                                      submission.name(page.manuscript), submission.name(guess), how, page.manuscript,
+                                      " if it is meant for it" if how == names.CLOSE else "",
+                                      names.shown_list([m + "/" for m in manuscripts])))
+        others = [m for m in manuscripts if m != page.manuscript]
         raise matching.absent_file(submission, rel, "a folder %s/ with one prediction per page of manuscript %s"
-                                   % (page.manuscript, page.manuscript))
+                                   % (page.manuscript, page.manuscript), folders=others)
     stems = [p.stem for m, group in pages_by_manuscript if m == page.manuscript for p in group]
     raise matching.absent_file(submission, rel, "one prediction per ground-truth page (%s/%s.png, .tif, .tiff or "
                                ".bmp)" % (page.manuscript, page.stem), unused_files(submission, page.manuscript,
@@ -389,7 +399,7 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
                                % (names, FEST_PREFIX)))
     columns = ["manuscript", "pages"]
     for protocol, _ in chosen:
-        columns += ["%s %s" % (protocol, m) for m in METRICS]
+        columns += [metric_head(m, protocol, chosen) for m in METRICS]
     rows = []
     for manuscript in manuscripts + ["overall"]:
         row = [manuscript, summaries[chosen[0][0]][manuscript].get("pages", sum(
@@ -414,9 +424,9 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
             rows.append(row)
         if section is not None:
             columns = ["page", "lines in ground truth", "predicted lines"] + [Outcome(code) for code in outcomes]
-            columns += ["%s %s" % (protocol, m) for protocol, _ in chosen for m in METRICS]
-            section.add(Table(columns, rows, "Per page: line counts of protocol %s (the error maps' colours); "
-                                             "public_details: true" % primary))
+            columns += [metric_head(m, protocol, chosen) for protocol, _ in chosen for m in METRICS]
+            section.add(Table(columns, rows, "Per page: line counts of protocol %s (the error maps' colours), "
+                                             "made public by the organizers" % primary))
         for (page, full_png, preview), (_, metrics) in zip(maps, per_page[primary]):
             if page.manuscript != manuscript:
                 continue
@@ -427,7 +437,7 @@ def describe(result, chosen, per_page, summaries, manuscripts, maps, options):
                                      outcomes + (seg.TOLERATED,)))
     if not public:
         overview.add(Paragraph("Per-page tables and error maps reveal the ground truth; they are kept for the "
-                               "organizers (private/lines/) unless track.yaml sets public_details: true."))
+                               "organizers (private/lines/) unless they choose to make them public."))
 
 
 
@@ -447,6 +457,15 @@ def public_items(track):
             listed.append({"file": page.filename, "width": width, "height": height})
         manuscripts.append({"name": manuscript, "pages": listed})
     return {"manuscripts": manuscripts}
+
+
+REFERENCE = ("one folder per manuscript holding a ground-truth mask per page (.png, .tif, .tiff or .bmp), "
+             "Manuscript_A/page01.png")
+
+
+def reference_files(track):
+    """The files of the track's folder that the reader reads (layout.refuse_unread)."""
+    return [page.manuscript + "/" + page.filename for _, pages in reader.ground_truth_pages(track) for page in pages]
 
 
 def _blank_pages(items, directory, extension=None):
@@ -599,12 +618,13 @@ ERRORS = [
                        ".tiff or .bmp){hint}.", None),
     ("a manuscript folder missing", "The submission has no {page}; expected a folder {manuscript}/ with one "
                                     "prediction per page of manuscript {manuscript}{hint}.", None),
-    ("a manuscript folder named almost so", "The submission has no folder {manuscript}/; did you mean "
-                                            "{manuscript_near}/? Rename it {manuscript}/: expected one folder per "
-                                            "manuscript ({manuscripts}).", None),
-    ("a manuscript folder named in another case", "The submission has no folder {manuscript}/; did you mean "
-                                                  "{manuscript_case}/? Folder names are case-sensitive: expected one "
-                                                  "folder per manuscript ({manuscripts}).", None),
+    ("a manuscript folder named almost so", "The submission has no folder {manuscript}/; found {manuscript_near}/, "
+                                            "a name close to it: rename it {manuscript}/ if it is meant for it (one "
+                                            "folder per manuscript: {manuscripts}).", None),
+    ("a manuscript folder named in another case", "The submission has no folder {manuscript}/; found "
+                                                  "{manuscript_case}/, which differs only in case (names are "
+                                                  "case-sensitive): rename it {manuscript}/ (one folder per "
+                                                  "manuscript: {manuscripts}).", None),
     ("two files for a page", "The submission holds both {page} and {tif} for the same page; keep one.", None),
     ("a JPEG", "{jpeg} is a JPEG; JPEG is refused because its lossy compression changes colours and splits lines: "
                "save the instance map as .png, .tif, .tiff or .bmp.", None),
@@ -634,6 +654,48 @@ ERRORS = [
 
 
 errors = refusals(ERRORS)
+
+
+def _first_page(res):
+    """(folder, file) of the first page of a submission folder (its dummy submission's)."""
+    folder = sorted(name for name in os.listdir(res) if os.path.isdir(os.path.join(res, name)))[0]
+    return os.path.join(res, folder), sorted(os.listdir(os.path.join(res, folder)))[0]
+
+
+def _no_page(res, kind=None):
+    folder, page = _first_page(res)
+    os.remove(os.path.join(folder, page))
+
+
+def _no_folder(res, kind=None):
+    import shutil
+
+    shutil.rmtree(_first_page(res)[0])
+
+
+def _page_twice(res, kind=None):
+    import shutil
+
+    folder, page = _first_page(res)
+    shutil.copyfile(os.path.join(folder, page), os.path.join(folder, os.path.splitext(page)[0] + ".tif"))
+
+
+def _folder_renamed(change):
+    def mistake(res, kind=None):
+        folder = _first_page(res)[0]
+        name = change(os.path.basename(folder))
+        if name == os.path.basename(folder):
+            return False
+        os.rename(folder, os.path.join(res, name))
+        return True
+    return mistake
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+MISTAKES = {"a page missing": _no_page, "a manuscript folder missing": _no_folder, "two files for a page": _page_twice,
+            "a manuscript folder named in another case": _folder_renamed(
+                lambda name: name.lower() if name.lower() != name else name.upper()),
+            "a manuscript folder named almost so": _folder_renamed(lambda name: name + name[-1])}
 
 
 def error_values(items):

@@ -1,0 +1,432 @@
+"""The manual's examples of refusals, made by the scoring program itself: each mistake is
+made to a valid submission of the phase (its kind's dummy submission, written from the
+phase's public items, cut to a few items per part so that it stays quick at any scale),
+which is then scored against a stand-in reference of those items, as the starting kit's
+checker does; the sentence the program refuses it with is the example. An example cannot
+drift from the program: a mistake the program does not refuse, or refuses with a sentence
+its manual row does not describe, fails the tests on every kind's phases (sentence_for,
+strict). A mistake is a function of the submission's folder and the kind's name that
+changes the folder, or returns False where the phase's names leave no way to make it (a file name
+without a separator cannot be spelled with other separators). MISTAKES names them by the
+problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
+files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
+checked first). A row without a mistake (a link, a pipe, memory, the checker's own
+sentences) is shown with its template filled by example values.
+"""
+
+import io
+import os
+import re
+import shutil
+import tempfile
+import unicodedata
+
+from scoring import public, runner
+from scoring.errors import SubmissionError
+from scoring.log import Log
+from scoring.tracks import TRACKS
+
+#: At most this many items of each part of the phase (images of a subset, pages of a
+#: manuscript...) in the submission the mistakes are made to.
+ITEMS = 3
+TEXT = (".csv", ".txt", ".tsv")
+_ACCENTED = {"a": "\u00e1", "e": "\u00e9", "i": "\u00ed", "o": "\u00f3", "u": "\u00fa"}
+
+
+class ManualError(Exception):
+    """A row of the manual that the program contradicts; one sentence saying which."""
+
+
+def few_items(track_items):
+    """The track's public items with at most ITEMS items in each part: every list nested in
+    a part (a subset's images, a manuscript's pages) and every list of ids cut."""
+    items = dict(track_items["items"])
+    for name, value in items.items():
+        if isinstance(value, list):
+            cut = []
+            for part in value:
+                if isinstance(part, dict):
+                    part = dict((k, v[:ITEMS] if isinstance(v, list) else v) for k, v in part.items())
+                elif isinstance(part, list):
+                    part = part[:ITEMS]
+                cut.append(part)
+            items[name] = cut
+    return dict(track_items, items=items, dir="")
+
+
+# ---------------------------------------------------------------- the submission's files
+
+
+def expected_files(res, kind):
+    """The files of the submission that look like the kind's (its looks_like), sorted."""
+    looks_like = TRACKS[kind].looks_like
+    found = []
+    for folder, _, filenames in os.walk(res):
+        for filename in filenames:
+            path = os.path.join(folder, filename)
+            rel = os.path.relpath(path, res).replace(os.sep, "/")
+            if looks_like(rel, path):
+                found.append(rel)
+    return sorted(found)
+
+
+def _first(res, kind, text=False):
+    files = [rel for rel in expected_files(res, kind) if not text or rel.lower().endswith(TEXT)]
+    return files[0] if files else None
+
+
+def _rename(res, rel, name):
+    """Rename the file rel (in its folder) to name; False if that changes nothing."""
+    folder, old = os.path.split(rel)
+    if name == old or not name:
+        return False
+    os.rename(os.path.join(res, rel), os.path.join(res, folder, name))
+    return True
+
+
+def renamed(change):
+    """A mistake: the first of the kind's files renamed by change(its name) (None: no way)."""
+    def mistake(res, kind):
+        rel = _first(res, kind)
+        if rel is None:
+            return False
+        name = change(os.path.basename(rel))
+        return name is not None and _rename(res, rel, name)
+    return mistake
+
+
+def _near(name):
+    stem, extension = os.path.splitext(name)
+    return stem + stem[-1] + extension if stem else None
+
+
+def _other_case(name):
+    stem, extension = os.path.splitext(name)
+    other = stem.lower() if stem.lower() != stem else stem.upper()
+    return other + extension if other != stem else None
+
+
+def _plain(text):
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def _other_accents(name):
+    """The name without its accents, or with one on its first plain vowel."""
+    stem, extension = os.path.splitext(name)
+    plain = _plain(stem)
+    if plain != unicodedata.normalize("NFC", stem):
+        return plain + extension
+    for i, letter in enumerate(stem):
+        if letter.lower() in _ACCENTED:
+            accented = _ACCENTED[letter.lower()]
+            return stem[:i] + (accented.upper() if letter.isupper() else accented) + stem[i + 1:] + extension
+    return None
+
+
+def _other_accents_and_case(name):
+    changed = _other_accents(name)
+    return None if changed is None else _other_case(changed)
+
+
+def _other_separators(name):
+    stem, extension = os.path.splitext(name)
+    for separator, other in (("_", " "), (" ", "_"), ("-", "_")):
+        if separator in stem:
+            return stem.replace(separator, other, 1) + extension
+    return None
+
+
+def _other_extension(name):
+    stem, _ = os.path.splitext(name)
+    return stem + ".dat"
+
+
+def empty(res, kind):
+    for name in os.listdir(res):
+        path = os.path.join(res, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+
+
+def several_missing(res, kind):
+    """Two files of one folder missing, a third named almost as the first."""
+    files = expected_files(res, kind)
+    folders = {}
+    for rel in files:  # files of one folder and one extension: the same kind of file
+        folders.setdefault((os.path.dirname(rel), os.path.splitext(rel)[1]), []).append(rel)
+    group = next((group for _, group in sorted(folders.items()) if len(group) >= 3), None)
+    if group is None:
+        return False
+    os.remove(os.path.join(res, group[1]))
+    return _rename(res, group[0], _near(os.path.basename(group[0])))
+
+
+def two_forms(res, kind):
+    """A copy of the first file under the other of two forms a kind may read (.csv, .npz)."""
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    stem, extension = os.path.splitext(rel)
+    shutil.copyfile(os.path.join(res, rel), os.path.join(res, stem + (".npz" if extension == ".csv" else ".csv")))
+    return True
+
+
+def symbolic_link(res, kind):
+    """A link beside the first file, pointing to it (where the system makes links)."""
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    stem, extension = os.path.splitext(rel)
+    try:
+        os.symlink(os.path.basename(rel), os.path.join(res, stem + "_link" + extension))
+    except (OSError, NotImplementedError):
+        return False
+    return True
+
+
+def named_pipe(res, kind):
+    """The first file replaced by a named pipe of its name (where the system makes them)."""
+    rel = _first(res, kind)
+    if rel is None or not hasattr(os, "mkfifo"):
+        return False
+    os.remove(os.path.join(res, rel))
+    os.mkfifo(os.path.join(res, rel))
+    return True
+
+
+def nested(res, kind):
+    """A copy of the first file 65 folders deep."""
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    folder = os.path.join(res, *(["deep"] * 65))
+    os.makedirs(folder)
+    shutil.copyfile(os.path.join(res, rel), os.path.join(folder, os.path.basename(rel)))
+    return True
+
+
+def written_twice(res, kind):
+    """The first file under an accented name, twice: composed (NFC) and decomposed (NFD)."""
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    name = os.path.basename(rel)
+    accented = name if _plain(name) != name else _other_accents(name)
+    if accented is None:
+        return False
+    folder = os.path.join(res, os.path.dirname(rel))
+    os.rename(os.path.join(res, rel), os.path.join(folder, unicodedata.normalize("NFC", accented)))
+    shutil.copyfile(os.path.join(folder, unicodedata.normalize("NFC", accented)),
+                    os.path.join(folder, unicodedata.normalize("NFD", accented)))
+    return True
+
+
+# ---------------------------------------------------------------- a text file's mistakes
+
+
+def in_text(change):
+    """A mistake: the first of the kind's text files (.csv, .txt, .tsv) changed by
+    change(its lines as bytes, without line ends) -> bytes, or None (no way)."""
+    def mistake(res, kind):
+        rel = _first(res, kind, text=True)
+        if rel is None:
+            return False
+        path = os.path.join(res, rel)
+        with open(path, "rb") as stream:
+            lines = stream.read().splitlines()
+        data = change(lines) if len(lines) >= 2 else None
+        if data is None:
+            return False
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return True
+    return mistake
+
+
+def _joined(lines):
+    return b"".join(line + b"\n" for line in lines)
+
+
+def _header(lines):
+    """Whether the first line is a CSV header (it names a filename column)."""
+    return b"filename" in lines[0].lower()
+
+
+def _csv(change):
+    return in_text(lambda lines: change(lines) if _header(lines) else None)
+
+
+MISTAKES = {
+    # tools/manual.py, COMMON_ERRORS
+    "an empty zip": empty,
+    "a file named almost as expected": renamed(_near),
+    "a file named in another case": renamed(_other_case),
+    "a file named with other accents": renamed(_other_accents),
+    "a file named with other accents and case": renamed(_other_accents_and_case),
+    "a file named with other spaces, dashes or underscores": renamed(_other_separators),
+    "a file with another extension": renamed(_other_extension),
+    "several files missing, one named almost so": several_missing,
+    "two files for one name": two_forms,
+    "a symbolic link": symbolic_link,
+    "a named pipe, a socket or a device": named_pipe,
+    "folders nested too deep": nested,
+    "one name written twice (composed and decomposed, NFC and NFD)": written_twice,
+    # the kinds' own rows shared by the kinds that list names in text files
+    "a name listed twice": in_text(lambda lines: _joined(lines[:2] + [lines[1]] + lines[2:])),
+    # readers/text.py, TEXT_ERRORS and CSV_ERRORS
+    "not UTF-8": in_text(lambda lines: _joined([lines[0], b"\xe9" + lines[1]] + lines[2:])),
+    "a NUL byte": in_text(lambda lines: _joined([lines[0], lines[1] + b"\x00"] + lines[2:])),
+    "an empty file": in_text(lambda lines: b""),
+    "an unclosed quote": _csv(lambda lines: _joined([lines[0], b'"' + lines[1]] + lines[2:])),
+    "a field too long": _csv(lambda lines: _joined([lines[0], b"x" * 131073 + b"," + lines[1]] + lines[2:])),
+    "another separator": _csv(lambda lines: _joined([line.replace(b",", b";") for line in lines])),
+    "no header": _csv(lambda lines: _joined(lines[1:])),
+    "an unknown column": _csv(lambda lines: _joined([lines[0] + b",score"] + [line + b",0" for line in lines[1:]])),
+    "a column twice": _csv(lambda lines: _joined([lines[0] + b"," + lines[0].split(b",")[-1]] + lines[1:])),
+    "a blank line": _csv(lambda lines: _joined([lines[0], b""] + lines[1:])),
+    "a line of another length": _csv(lambda lines: _joined([lines[0], lines[1] + b",x"] + lines[2:])),
+    "the header twice": _csv(lambda lines: _joined(lines[:2] + [lines[0]] + lines[2:])),
+}
+
+
+# ---------------------------------------------------------------- where a missing file was found
+
+
+def _foldered(res, kind, inside):
+    """The first of the kind's files inside a folder (inside) or at the top (not inside)."""
+    return next((rel for rel in expected_files(res, kind) if ("/" in rel) == inside), None)
+
+
+def moved(where, inside=True):
+    """A mistake: the first of the kind's files in a folder (inside) or at the top, moved to
+    where(its path) (None: no way)."""
+    def mistake(res, kind):
+        rel = _foldered(res, kind, inside)
+        target = where(rel) if rel is not None else None
+        if target is None:
+            return False
+        os.makedirs(os.path.dirname(os.path.join(res, target)) or res, exist_ok=True)
+        os.rename(os.path.join(res, rel), os.path.join(res, target))
+        return True
+    return mistake
+
+
+def _folder_case(rel):
+    folder, name = rel.rsplit("/", 1)
+    other = folder.lower() if folder.lower() != folder else folder.upper()
+    return other + "/" + name if other != folder else None
+
+
+def instead(*names):
+    """A mistake: the first of the kind's files removed, files of other names in its folder."""
+    def mistake(res, kind):
+        rel = _first(res, kind)
+        if rel is None:
+            return False
+        os.remove(os.path.join(res, rel))
+        for name in names:
+            with open(os.path.join(res, os.path.dirname(rel), name), "wb") as stream:
+                stream.write(b"x\n")
+        return True
+    return mistake
+
+
+def inner_zip(res, kind):
+    """The first of the kind's files in a zip inside the submission, in its place."""
+    import zipfile
+
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    with zipfile.ZipFile(os.path.join(res, "results.zip"), "w") as archive:
+        archive.write(os.path.join(res, rel), rel)
+    os.remove(os.path.join(res, rel))
+    return True
+
+
+#: The mistakes of tools/manual.py's HINTS: where a missing file was found instead.
+HINT_MISTAKES = {
+    "the file in a folder named in another case": moved(_folder_case),
+    "the file out of its folder": moved(lambda rel: rel.rsplit("/", 1)[1]),
+    "the files inside a folder": moved(lambda rel: "my_results/" + rel, inside=False),
+    "the files inside extra folders": moved(lambda rel: "my_results/" + rel),
+    "the file in a folder of another name": moved(lambda rel: "Results/" + rel.rsplit("/", 1)[1]),
+    "a file of another name": instead("predictions.csv"),
+    "files of other names": instead("predictions.csv", "notes.md"),
+    "a zip inside the zip": inner_zip,
+}
+
+
+def mistake_of(kind, problem):
+    """The mistake that makes the row `problem` of the kind's manual: the kind's own
+    (its MISTAKES), else one of every kind's (MISTAKES), else None."""
+    return getattr(TRACKS[kind], "MISTAKES", {}).get(problem) or MISTAKES.get(problem)
+
+
+def program_sentence(track_items, mistake):
+    """The sentence the scoring program refuses the phase's (cut) dummy submission with, once
+    mistake has been made to it; None where the phase leaves no way to make it, '' where the
+    program does not refuse it."""
+    items = {"format": public.FORMAT, "tracks": [few_items(track_items)]}
+    work = tempfile.mkdtemp(prefix="manual-")
+    try:
+        public.stand_in_reference(items, os.path.join(work, "ref"))
+        public.dummy_submission(items, os.path.join(work, "res"))
+        if mistake(os.path.join(work, "res"), track_items["kind"]) is False:
+            return None
+        try:
+            runner.score_submission(work, Log(stream=io.StringIO()))
+        except SubmissionError as error:
+            return error.sentence
+        return ""
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def template_pattern(template):
+    """A regex for the sentences a row's template stands for: each {name} any text."""
+    return "".join(".*?" if part.startswith("{") else re.escape(part)
+                   for part in re.split(r"(\{[a-z_0-9]+\})", template))
+
+
+def clause_for(track_items, problem, clause):
+    """The clause that the program's sentence for the hint row (problem, clause) ends with on
+    this phase; None without a mistake for it, False where this phase never says it."""
+    mistake = HINT_MISTAKES.get(problem)
+    if mistake is None:
+        return None
+    sentence = program_sentence(track_items, mistake) or ""
+    pattern = template_pattern(clause)
+    for start in reversed([m.start() for m in re.finditer(r" \(", sentence)]):  # the last clause first
+        if sentence.endswith(".") and re.fullmatch(pattern, sentence[start:-1], flags=re.S):
+            return sentence[start:-1].strip()
+    return False
+
+
+def sentence_for(track_items, problem, template, own=True, strict=False):
+    """The program's own sentence for the row (problem, template) of the phase's manual, or
+    None when no mistake makes it here. own: a row of the kind's, which the program must
+    say; where it does not refuse the mistake or says something the row does not describe,
+    strict (the tests, on phases of every kind) raises ManualError, else the row keeps its
+    template (a build never stops for a name too short to be misspelt). Not own: a row of
+    every kind's, False where this kind says otherwise (a page of the lines kind under
+    another extension is told which extensions are read) or where this phase cannot make
+    the mistake (three files missing of a phase of two)."""
+    mistake = mistake_of(track_items["kind"], problem)
+    if mistake is None:
+        return None
+    sentence = program_sentence(track_items, mistake)
+    if sentence is None:  # the phase's names leave no way to make it: a row of every kind's does not apply
+        return None if own else False
+    if not sentence or not re.fullmatch(template_pattern(template), sentence, flags=re.S):
+        if not own:
+            return False
+        if not strict:
+            return None
+        raise ManualError("The participant manual's row %r of the kind %s says %r, but the scoring program %s; "
+                          "make the row say what the program says (tools/mistakes.py)." % (
+                              problem, track_items["kind"], template,
+                              "says %r" % sentence if sentence else "accepts that mistake"))
+    return sentence
