@@ -31,6 +31,9 @@ publishes it (and says where on the data page, which EvalAI shows after the over
 
 import json
 import os
+import re
+
+from scoring import names
 
 from . import model
 
@@ -144,7 +147,7 @@ def document(competition):
     names = codenames(competition)
     tracks = competition.tracks
     spec = {
-        "title": model.fit(source["title"], MAX_TITLE, "The challenge title"),
+        "title": model.fit(slug_safe_title(source["title"]), MAX_TITLE, "The challenge title"),
         "short_description": source["description"],
         "description": "templates/overview.html",
         "evaluation_details": "templates/evaluation.html",
@@ -260,6 +263,23 @@ def files(competition):
     return [(ZIP, model.zip_entries(entries))]
 
 
+#: EvalAI makes each phase's slug from the challenge title's first word (up to the first
+#: space) and the phase's codename (apps/challenges/views.py, create_challenge_using_zip_file:
+#: "{}-{}-{}".format(challenge.title.split(" ")[0].lower(), codename, pk)), and ChallengePhase.slug
+#: is a SlugField: a first word of other characters than these fails the upload (406).
+SLUG_WORD = re.compile(r"[-a-zA-Z0-9_]+\Z")
+
+
+def slug_safe_title(title):
+    """The challenge title EvalAI takes: the organizer's, or, where its first word holds other
+    characters than ASCII letters, digits, '-' and '_', that word's ASCII key (names.key_name:
+    Fêtes -> fetes) in its place."""
+    first, space, rest = str(title).partition(" ")
+    if SLUG_WORD.match(first):
+        return str(title)
+    return names.key_name(first) + space + rest
+
+
 def warnings(competition, now=None):
     return []
 
@@ -270,4 +290,15 @@ def manifest(competition):
         "EvalAI hosts no starting kit: publish %s yourself and say where on the data page."
         % ", ".join(p.kit_zip for p in competition.phases),
         "EvalAI has no data page: the data page (%s) is shown at the end of the overview." % data]
-        + model.shortened(competition, MAX_LABEL, NAME)}
+        + model.shortened(competition, MAX_LABEL, NAME) + retitled(competition)}
+
+
+def retitled(competition):
+    """The note saying what EvalAI's title had to become, if anything."""
+    title = str(competition.source["title"])
+    safe = slug_safe_title(title)
+    if safe == title:
+        return []
+    return ["EvalAI makes its phases' addresses from the title's first word, which may hold only ASCII letters, "
+            "digits, '-' and '_' (its upload refuses the challenge otherwise): the EvalAI challenge is titled %r "
+            "(the other platforms keep %r)." % (safe, title)]
