@@ -50,8 +50,8 @@ def test_a_category_left_out_is_a_missing_case_that_na_treat_acts_on(tmp_path):
     assert ranking["C"]["score"] == "%.10g" % (5 / 6) and ranking["B"]["score"] == "0.75"
     # track: the case keeps the leaderboard's AP 1/2; C (5/6) between A (1) and B (3/4).
     case = [r for r in rows(str(out["track"] / "cases.csv")) if r["submission"] == "C" and r["case"] == "K2"]
-    assert case == [{"track": "events", "submission": "C", "task": "all strata", "case": "K2", "value": "0.5",
-                     "value_exact": "1/2", "missing": "1"}]
+    assert case == [{"track": "Event recognition", "submission": "C", "task": "all strata", "case": "K2",
+                     "value": "0.5", "value_exact": "1/2", "missing": "1"}]
     assert [ranking[s]["rank_by_mean_then_rank"] for s in "ABC"] == ["1", "3", "2"]
     # na.rm: C's mean over K1 and K3 is 1, tied with A.
     case = [r for r in rows(str(out["na.rm"] / "cases.csv")) if r["submission"] == "C" and r["case"] == "K2"]

@@ -1114,7 +1114,8 @@ def test_names_that_differ_by_an_invisible_character_do_not_look_alike(tmp_path,
     os.rename(res(root, "events", "La_Tomatina.txt"), res(root, "events", "La_" + hidden + "Tomatina.txt"))
     run = run_limited(root, timeout=60)
     escaped = hidden.encode("unicode_escape").decode("ascii")
-    assert_clean_failure(run, 1, "did you mean events/La_%sTomatina.txt?" % escaped)
+    assert_clean_failure(run, 1, "found events/La_%sTomatina.txt, a name close to it: rename it La_Tomatina.txt"
+                                 % escaped)
     assert hidden not in run.stderr
     with open(os.path.join(run.output, "detailed_results.html"), encoding="utf-8") as stream:
         assert hidden not in stream.read()

@@ -34,11 +34,11 @@ OCR_REFERENCE = {"Ms_A.tsv": "a1\tIn the beginning\na2\twas the word\n", "Ms_B.t
 
 def kind_phase(kind, root):
     """root/ref/ (a track of the kind at its root) and root/res/ (its dummy submission): the
-    demo's phase for a built-in kind, tests/kinds' own reference for the ocr kind."""
+    demo's phase for a built-in kind, tests/kinds' own reference for the guide_example kind."""
     ref = os.path.join(root, "ref")
-    if kind == "ocr":
+    if kind == "guide_example":
         kinds.add_folder(TEST_KINDS)
-        for name, text in dict(OCR_REFERENCE, **{"track.yaml": "track: ocr\n"}).items():
+        for name, text in dict(OCR_REFERENCE, **{"track.yaml": "track: guide_example\n"}).items():
             write(os.path.join(ref, name), text)
     else:
         shutil.copytree(os.path.join(ROOT, "input", "ref", kind), ref)
@@ -84,7 +84,7 @@ def check_look_alike_names(root):
         assert new in stream.read()
 
 
-KINDS = ["authentication", "lines", "events", "ocr"]
+KINDS = ["authentication", "lines", "events", "guide_example"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -138,8 +138,9 @@ def test_a_refused_page_is_titled_like_the_others(tmp_path):
     assert run.status == 1
     with open(os.path.join(root, "out", "detailed_results.html"), encoding="utf-8") as stream:
         page = stream.read()
-    assert "<title>Detailed results: \u0645\u0633\u0627\u0628\u0642\u0629 2027: " in page
-    assert '<p class="competition">\u0645\u0633\u0627\u0628\u0642\u0629 2027</p>' in page
+    # the title's right-to-left run isolated (FSI ... PDI: scoring/bidi.py)
+    assert "<title>Detailed results: \u2068\u0645\u0633\u0627\u0628\u0642\u0629 2027\u2069: " in page
+    assert '<p class="competition"><bdi>\u0645\u0633\u0627\u0628\u0642\u0629 2027</bdi></p>' in page
     assert "<h2>F\u00eates du monde</h2>" in page
 
 
@@ -280,7 +281,7 @@ def test_the_v1_5_note_never_points_to_a_codabench_zip_that_is_not_there(organiz
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_kind_s_manual_examples_are_the_program_s(kind, tmp_path):
-    """With a name holding look-alikes, in every kind (the ocr kind of tests/kinds too)."""
+    """With a name holding look-alikes, in every kind (the guide_example kind of tests/kinds too)."""
     from test_manual import check_examples_are_the_program_s
 
     root = kind_phase(kind, str(tmp_path))

@@ -304,7 +304,7 @@ def check_report(browser, page_path, name, min_series=0):
             assert table["shown"][:2] == ["rank", "submission"] and "[95%]" in table["shown"][2], (where, table)
         for chart in seen["charts"]:
             # Chart text at least 80% of its 11-12 px (a text box of 10 px or more).
-            assert chart["smallest"] >= 10, "%s: chart %r text %.1f px" % (where, chart["title"], chart["smallest"])
+            assert chart["smallest"] >= 9.99, "%s: chart %r text %.1f px" % (where, chart["title"], chart["smallest"])
             if width >= 1000:
                 assert chart["width"] >= width / 3.0, "%s: chart %r is %d px wide" % (where, chart["title"],
                                                                                       chart["width"])
