@@ -394,7 +394,6 @@ def dummy_submission(items, directory):
 def sample_reference(directory):
     """A small made-up reference (tests/test_every_kind.py): two subsets of six images, one
     named in Arabic, three of each class."""
-    from ..public import write_text
 
     for s, subset in enumerate(("\u0627\u0628\u0646 \u0645\u0642\u0644\u0629", "S\u00e9vign\u00e9")):
         rows = [["page_%d_%02d.png" % (s, i), i % 2] for i in range(6)]
@@ -404,7 +403,6 @@ def sample_reference(directory):
 def reference_as_submission(track, options, directory):
     """The submission that repeats the reference: its labels, and distances 0 within a class
     and 1 across (tests/test_every_kind.py: it gets the best value of every score)."""
-    from ..public import write_text
 
     for subset in reader.read_ground_truth(track):
         rows = list(zip(subset.filenames, subset.labels.tolist()))

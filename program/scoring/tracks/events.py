@@ -281,7 +281,6 @@ def dummy_submission(items, directory):
 def sample_reference(directory):
     """A small made-up reference (tests/test_every_kind.py): two categories of eight images,
     one named in Hebrew."""
-    from ..public import write_text
 
     for c, category in enumerate(("\u05d7\u05d2 \u05d4\u05d0\u05d5\u05e8\u05d9\u05dd", "D\u00eda de Muertos")):
         write_text(os.path.join(directory, category + ".txt"),
@@ -291,7 +290,6 @@ def sample_reference(directory):
 def reference_as_submission(track, options, directory):
     """The submission that repeats the reference: each image's label as its confidence
     (tests/test_every_kind.py: it gets the best value of every score)."""
-    from ..public import write_text
 
     for category in reader.read_reference(track):
         ids = list(category.ids)
