@@ -20,6 +20,7 @@ PROGRAM = os.path.join(ROOT, "program")
 sys.path.insert(0, PROGRAM)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "floor"))
 GENERATED = os.path.join(ROOT, ".test-data")  # git-ignored; `make clean` removes it
 
 
@@ -137,18 +138,10 @@ def program_main(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _MAINS[name] = module.main
-    import_every_track()
+    from replay import preload  # what each forked run would import again
+
+    preload()
     return module.main
-
-
-def import_every_track():
-    """The built-in track kinds and the participant's interval imported in this process,
-    so that a forked run does not import them again (half of a small run's CPU)."""
-    from scoring.metaeval import bootstrap  # noqa: F401
-    from scoring.tracks import TRACKS
-
-    for kind in sorted(TRACKS.built_in):
-        TRACKS[kind]
 
 
 #: Set by tests/floor/run on a floor: a test that scores a whole phase in a forked child
@@ -189,11 +182,28 @@ def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space
 #: tests/test_differential.py to replay it under each stack: set by `make test` for the
 #: suite in .venv, or by that test when it records its own cases.
 RECORD = os.environ.get("SCORING_RECORD")
-#: Of each test's phases, the first FIRST are recorded and then one in EVERY: a property
-#: test's examples are many and alike, and each case is replayed under four stacks.
-FIRST, EVERY = 10, 4
-_seen = {}
+#: Of each test's phases, the first FIRST are recorded, then one in EVERY, MOST at most: a
+#: property test's examples and a test's rounds are many and alike, and each case is
+#: replayed under four stacks.
+FIRST, EVERY, MOST = 5, 4, 12
 _unrecorded = []
+
+
+def _seen(test):
+    """How many phases `test` has scored so far, this one included, counted in a file under
+    RECORD: a phase scored in a forked child counts in the test's process too."""
+    import fcntl
+
+    counts = os.path.join(RECORD, ".counts")
+    os.makedirs(counts, exist_ok=True)
+    with open(os.path.join(counts, hashlib.sha256(test.encode("utf-8")).hexdigest()[:20]), "a+") as stream:
+        fcntl.flock(stream, fcntl.LOCK_EX)
+        stream.seek(0)
+        seen = int(stream.read() or 0) + 1
+        stream.seek(0)
+        stream.truncate()
+        stream.write(str(seen))
+    return seen
 
 
 def record_case(input_dir, timeout=120, address_space=None):
@@ -205,8 +215,8 @@ def record_case(input_dir, timeout=120, address_space=None):
     import re
 
     test = os.environ.get("PYTEST_CURRENT_TEST", "outside-a-test").split(" ")[0]
-    seen = _seen[test] = _seen.get(test, 0) + 1
-    if seen > FIRST and (seen - FIRST) % EVERY:
+    seen = _seen(test)
+    if seen > FIRST and (seen - FIRST) % EVERY or seen > FIRST + EVERY * (MOST - FIRST):
         return
     case = tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:] + "-", dir=RECORD)
     try:

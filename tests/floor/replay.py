@@ -27,11 +27,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "program"))
 
 from scoring.cli import main  # noqa: E402
-from scoring.metaeval import bootstrap  # noqa: E402,F401  the participant's interval
-from scoring.tracks import TRACKS  # noqa: E402
 
-for _kind in sorted(TRACKS.built_in):  # imported here once, not in each forked child
-    TRACKS[_kind]
+
+def preload():
+    """What a run imports on its way, imported in this process before it forks the runs
+    (otherwise each forked run imports it again: two thirds of a small run's CPU): the
+    built-in track kinds, the participant's interval with what it calls of numpy
+    (numpy.random, and numpy.ma, which numpy.unique imports on numpy 2), zip names' code page."""
+    import encodings.cp437  # noqa: F401
+    import numpy.ma  # noqa: F401
+    import numpy.random  # noqa: F401
+    from scoring.metaeval import bootstrap  # noqa: F401
+    from scoring.tracks import TRACKS
+
+    for kind in sorted(TRACKS.built_in):
+        TRACKS[kind]
 
 
 PNG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
@@ -106,6 +116,7 @@ def read(output, name):
 
 
 def run(record, result):
+    preload()
     outputs = tempfile.mkdtemp(prefix="outputs-", dir=os.path.dirname(os.path.abspath(result)))
     outcomes = {}
     for name in sorted(os.listdir(record)):
