@@ -184,8 +184,10 @@ def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space
 RECORD = os.environ.get("SCORING_RECORD")
 #: Of each test's phases, the first FIRST are recorded, then one in EVERY, MOST at most: a
 #: property test's examples and a test's rounds are many and alike, and each case is
-#: replayed under four stacks.
+#: replayed under four stacks. SCORING_RECORD_ALL=1 (the differential test recording its
+#: own, a quarter of the property tests' examples) records every phase.
 FIRST, EVERY, MOST = 5, 4, 12
+RECORD_ALL = os.environ.get("SCORING_RECORD_ALL") == "1"
 _unrecorded = []
 
 
@@ -215,7 +217,7 @@ def record_case(input_dir, timeout=120, address_space=None):
     import re
 
     test = os.environ.get("PYTEST_CURRENT_TEST", "outside-a-test").split(" ")[0]
-    seen = _seen(test)
+    seen = 1 if RECORD_ALL else _seen(test)
     if seen > FIRST and (seen - FIRST) % EVERY or seen > FIRST + EVERY * (MOST - FIRST):
         return
     case = tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:] + "-", dir=RECORD)

@@ -91,7 +91,7 @@ def test_every_case_behaves_alike_on_every_stack(tmp_path):
         output = subprocess.run(
             [pythons["modern"], "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0"] + FILES,
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True,
-            env=dict(os.environ, SCORING_RECORD=str(record),
+            env=dict(os.environ, SCORING_RECORD=str(record), SCORING_RECORD_ALL="1",
                      HYPOTHESIS_EXAMPLES_SCALE=os.environ.get("DIFFERENTIAL_EXAMPLES_SCALE", "0.25"))).stdout
         compare_on_every_stack(pythons, str(record), tmp_path, output)
     finally:  # pytest's own clean-up of old temporary folders recurses: the deep trees go here
