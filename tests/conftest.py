@@ -375,9 +375,9 @@ def program_sources():
 def scored_once(module, name, phase):
     """The Run of evaluate.py on the phase whose folder `phase(folder)` returns, scored once
     for every session and stack of `make test` and kept under .test-data/ until the program
-    or the generator changes (generated_once), by whichever session asks first (.venv's, as
-    a rule: the floor's starts with its environment's check); not recorded for the
-    differential test (a heavy phase, replayed under four stacks)."""
+    or the generator changes (generated_once), by whichever session asks first, on its
+    stack; not recorded for the differential test (a heavy phase, replayed under four
+    stacks)."""
     import json
 
     def score(folder):
