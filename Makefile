@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 
 .PHONY: score test lint sample bench clean
-.PHONY: bundle test-floor test-suite test-suite-plays test-suite-rest test-differential
+.PHONY: bundle test-floor test-suite test-suite-plays test-suite-rest test-differential test-replay
 
 $(BIN)/.runtime: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,16 @@ $(BIN)/.dev: $(BIN)/.runtime requirements-dev.txt
 score: $(BIN)/.runtime
 	$(BIN)/python program/evaluate.py input output
 
-## test: install the test tools, lint, and run the whole suite in .venv and, side by side,
-## the differential test (test-differential) and the suite under the floors (test-floor)
+## test: install the test tools, lint, and run the whole suite in .venv, recording every phase
+## it scores, and side by side the floors' own tests (test-floor); then replay the record on
+## every stack (test-replay)
+RECORD := $(CURDIR)/.test-data/record
 test: $(BIN)/.dev
 	$(BIN)/ruff check program tests tools bench
 	$(BIN)/vermin --no-tips --violations -t=3.7- program
-	@$(MAKE) --no-print-directory -j4 test-suite-plays test-suite-rest test-differential test-floor
+	@rm -rf $(RECORD) && mkdir -p $(RECORD)
+	@$(MAKE) --no-print-directory -j4 test-suite-plays test-suite-rest test-replay test-floor \
+		RECORDING="SCORING_RECORD=$(RECORD)"
 
 ## test-suite: the whole suite in .venv (the current stack) but the differential test
 test-suite: $(BIN)/.dev
@@ -39,13 +43,17 @@ PLAYS := tests/test_bundle.py tests/test_evalai.py tests/test_organizer_bundle.p
 	tests/test_pages_browser.py tests/test_fourth_kind.py tests/test_organizer_identity.py \
 	tests/test_contract.py tests/test_concurrent_runs.py
 test-suite-plays: $(BIN)/.dev
-	$(BIN)/python -m pytest -q --timeout=600 $(PLAYS)
+	$(RECORDING) $(BIN)/python -m pytest -q --timeout=600 $(PLAYS)
 test-suite-rest: $(BIN)/.dev
-	$(BIN)/python -m pytest -q --timeout=600 --deselect tests/test_differential.py \
+	$(RECORDING) $(BIN)/python -m pytest -q --timeout=600 --deselect tests/test_differential.py \
 		$(addprefix --ignore=,$(PLAYS)) tests
 
+# the differential test on the phases the two halves recorded (make test)
+test-replay: test-suite-plays test-suite-rest
+	SCORING_RECORDED=$(RECORD) $(BIN)/python -m pytest -q --timeout=1800 tests/test_differential.py
+
 ## test-differential: every case of the malformed corpus, the hostile tests and the fuzzers
-## replayed on every stack (tests/test_differential.py), beside the suite
+## recorded and replayed on every stack (tests/test_differential.py)
 test-differential: $(BIN)/.dev
 	$(BIN)/python -m pytest -q --timeout=1800 tests/test_differential.py
 
@@ -74,12 +82,12 @@ bundle: $(BIN)/.runtime
 	.venv-py$*/bin/python -m pip install --quiet -r requirements-py$*.txt
 	touch $@
 
-## test-floor: the suite under Python 3.7 with the py37 image's pins (but what the differential
-## test replays there), EvalAI's tests under Python 3.9 with its worker's pins; py312 is in the
-## differential test (tests/floor/run; CI=true requires 3.7)
+## test-floor: under Python 3.7 with the py37 image's pins, the tests of what the differential
+## test does not replay (kernels, readers, pages), EvalAI's tests under Python 3.9 with its
+## worker's pins; py312 is in the differential test (tests/floor/run; CI=true requires 3.7)
 test-floor:
 	@tests/floor/run
 
 clean:
 	rm -rf $(VENV) output/* dist .test-data
-	rm -rf .venv-py37 .venv-py39 .venv-py312
+	rm -rf .venv-py37 .venv-py39 .venv-py312 .venv-py*.lock

@@ -20,6 +20,7 @@ PROGRAM = os.path.join(ROOT, "program")
 sys.path.insert(0, PROGRAM)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "floor"))
 GENERATED = os.path.join(ROOT, ".test-data")  # git-ignored; `make clean` removes it
 
 
@@ -137,11 +138,22 @@ def program_main(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     _MAINS[name] = module.main
+    from replay import preload  # what each forked run would import again
+
+    preload()
     return module.main
+
+
+#: Set by tests/floor/run on a floor: a test that scores a whole phase in a forked child
+#: (run_scorer) is skipped there, as the differential test replays on every floor every
+#: phase that .venv's suite scores (status, stderr, scores, page and private/ compared).
+PHASES_REPLAYED = os.environ.get("SCORING_PHASES_REPLAYED") == "1"
 
 
 def run_scorer(input_dir, output_dir, *extra):
     """evaluate.py INPUT OUTPUT [extra...], in a forked child (run_forked)."""
+    if PHASES_REPLAYED and not _unrecorded:
+        pytest.skip("a whole phase: the differential test replays it on this floor")
     completed = run_forked(program_main("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
     return Run(completed, str(output_dir))
 
@@ -167,19 +179,47 @@ def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space
 # ------------------------------------------------------------ the cases of the differential test
 
 #: Where every phase the suite scores is recorded (input copied, with its special files), for
-#: tests/test_differential.py to replay it under each stack: set by that test only.
+#: tests/test_differential.py to replay it under each stack: set by `make test` for the
+#: suite in .venv, or by that test when it records its own cases.
 RECORD = os.environ.get("SCORING_RECORD")
+#: Of each test's phases, the first FIRST are recorded, then one in EVERY, MOST at most: a
+#: property test's examples and a test's rounds are many and alike, and each case is
+#: replayed under four stacks. SCORING_RECORD_ALL=1 (the differential test recording its
+#: own, a quarter of the property tests' examples) records every phase.
+FIRST, EVERY, MOST = 5, 4, 12
+RECORD_ALL = os.environ.get("SCORING_RECORD_ALL") == "1"
+_unrecorded = []
+
+
+def _seen(test):
+    """How many phases `test` has scored so far, this one included, counted in a file under
+    RECORD: a phase scored in a forked child counts in the test's process too."""
+    import fcntl
+
+    counts = os.path.join(RECORD, ".counts")
+    os.makedirs(counts, exist_ok=True)
+    with open(os.path.join(counts, hashlib.sha256(test.encode("utf-8")).hexdigest()[:20]), "a+") as stream:
+        fcntl.flock(stream, fcntl.LOCK_EX)
+        stream.seek(0)
+        seen = int(stream.read() or 0) + 1
+        stream.seek(0)
+        stream.truncate()
+        stream.write(str(seen))
+    return seen
 
 
 def record_case(input_dir, timeout=120, address_space=None):
     """Under SCORING_RECORD: a copy of the phase input_dir (ref/ and res/) as the next case,
     with the limits it ran under, before anything scores it."""
-    if not RECORD or not os.path.isdir(input_dir):
+    if not RECORD or _unrecorded or not os.path.isdir(input_dir):
         return
     import json
     import re
 
     test = os.environ.get("PYTEST_CURRENT_TEST", "outside-a-test").split(" ")[0]
+    seen = 1 if RECORD_ALL else _seen(test)
+    if seen > FIRST and (seen - FIRST) % EVERY or seen > FIRST + EVERY * (MOST - FIRST):
+        return
     case = tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:] + "-", dir=RECORD)
     try:
         copy_tree(input_dir, os.path.join(case, "input"))
@@ -293,20 +333,23 @@ def assert_clean_failure(run, status, *fragments):
         assert fragment in run.last_line, (fragment, run.last_line)
 
 
-def generated_once(module, write):
+def generated_once(module, write, name=None, sources=()):
     """The folder `write(folder)` fills, generated once for every suite of `make test`.
 
-    `make test` runs the suite under three Pythons side by side; generating the benchmarks'
-    phases costs more than scoring them, so the folder is kept under .test-data/, named
-    after the digest of the generator's source (a changed generator writes a new folder),
-    and the suites take turns under a file lock: the first generates, the others reuse.
-    A folder is used only once `write` has finished (its `.complete` marker)."""
+    `make test` runs the suite in several sessions side by side, under two Pythons;
+    generating the benchmarks' phases (and scoring them, scored_once) costs more than the
+    tests that read them, so the folder is kept under .test-data/, named after the digest
+    of the generator's source and of `sources` (a changed generator or program writes a new
+    folder), and the sessions take turns under a file lock: the first generates, the others
+    reuse. A folder is used only once `write` has finished (its `.complete` marker)."""
     import fcntl
 
-    with open(module.__file__, "rb") as stream:
-        digest = hashlib.sha256(stream.read()).hexdigest()[:12]
-    name = module.__name__
-    folder = os.path.join(GENERATED, "%s-%s" % (name, digest))
+    digest = hashlib.sha256()
+    for path in [module.__file__] + list(sources):
+        with open(path, "rb") as stream:
+            digest.update(stream.read())
+    name = name or module.__name__
+    folder = os.path.join(GENERATED, "%s-%s" % (name, digest.hexdigest()[:12]))
     if not os.path.isdir(GENERATED):
         os.makedirs(GENERATED, exist_ok=True)
     with open(os.path.join(GENERATED, name + ".lock"), "w") as lock:
@@ -320,34 +363,70 @@ def generated_once(module, write):
     return folder
 
 
+def program_sources():
+    """Every file of program/ (the digest of the code that scores a cached phase)."""
+    found = []
+    for folder, folders, names in os.walk(PROGRAM):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        found += [os.path.join(folder, name) for name in sorted(names) if not name.endswith(".pyc")]
+    return found
+
+
+def scored_once(module, name, phase):
+    """The Run of evaluate.py on the phase whose folder `phase(folder)` returns, scored once
+    for every session and stack of `make test` and kept under .test-data/ until the program
+    or the generator changes (generated_once), by whichever session asks first, on its
+    stack; not recorded for the differential test (a heavy phase, replayed under four
+    stacks)."""
+    import json
+
+    def score(folder):
+        os.makedirs(folder)
+        scored = phase(folder)
+        _unrecorded.append(name)
+        try:
+            run = run_scorer(scored, os.path.join(folder, "output"))
+        finally:
+            _unrecorded.pop()
+        assert run.status == 0, run.stderr
+        with open(os.path.join(folder, "run.json"), "w") as stream:
+            json.dump([run.status, run.stdout, run.stderr], stream)
+
+    folder = generated_once(module, score, name, program_sources())
+    with open(os.path.join(folder, "run.json")) as stream:
+        status, stdout, stderr = json.load(stream)
+    return Run(Completed(status, stdout, stderr), os.path.join(folder, "output"))
+
+
 @pytest.fixture(scope="session")
-def fest_scale_output(tmp_path_factory):
+def fest_scale_output():
     """OUTPUT of evaluate.py on the lines benchmark's FEST-scale phase (3 manuscripts x 15
     pages of 1344 x 2016, bench/bench_lines.py), with public_details so that its 45 error
-    maps are in the page: scored once per session."""
+    maps are in the page: scored once (scored_once)."""
     import bench_lines
 
-    generated = generated_once(bench_lines, bench_lines.write_phase)
-    base = tmp_path_factory.mktemp("fest_scale")
-    phase = str(base / "input")
-    shutil.copytree(os.path.join(generated, "input"), phase)
-    with open(os.path.join(phase, "ref", "track.yaml"), "a") as stream:
-        stream.write("public_details: true\n")
-    run = run_scorer(phase, str(base / "output"))
-    assert run.status == 0, run.stderr
-    return run
+    def phase(folder):
+        generated = generated_once(bench_lines, bench_lines.write_phase)
+        phase = os.path.join(folder, "input")
+        shutil.copytree(os.path.join(generated, "input"), phase)
+        with open(os.path.join(phase, "ref", "track.yaml"), "a") as stream:
+            stream.write("public_details: true\n")
+        return phase
+
+    return scored_once(bench_lines, "fest_scale", phase)
 
 
 @pytest.fixture(scope="session")
-def events_scale_output(tmp_path_factory):
+def events_scale_output():
     """OUTPUT of evaluate.py on the events benchmark's phase (100 categories x 30,000
-    images, bench/bench_events.py): a precision/recall chart per category."""
+    images, bench/bench_events.py): scored once (scored_once)."""
     import bench_events
 
-    generated = generated_once(bench_events, lambda folder: bench_events.generate(folder, False))
-    run = run_scorer(os.path.join(generated, "input"), str(tmp_path_factory.mktemp("events_scale") / "output"))
-    assert run.status == 0, run.stderr
-    return run
+    def phase(folder):
+        generated = generated_once(bench_events, lambda folder: bench_events.generate(folder, False))
+        return os.path.join(generated, "input")
+
+    return scored_once(bench_events, "events_scale", phase)
 
 
 def pytest_collection_modifyitems(config, items):
