@@ -120,3 +120,11 @@ def _problems(path):
 @pytest.mark.parametrize("path", GUIDES)
 def test_a_guide_names_only_what_exists(path):
     assert _problems(path) == [], "%s cites what the repository does not hold" % path
+
+
+def test_the_front_door_and_the_two_manuals_are_read_in_an_afternoon():
+    """README.md, organizers.md and maintainers.md say what to do and why in at most 1,100
+    lines together; records of runs go to the notes pages (RECORDS)."""
+    paths = ["README.md", os.path.join("docs", "organizers.md"), os.path.join("docs", "maintainers.md")]
+    lines = sum(len(open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines()) for path in paths)
+    assert lines <= 1100, "the three guides hold %d lines" % lines
