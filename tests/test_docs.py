@@ -108,7 +108,7 @@ def _problems(path):
                 problems.append("file %s" % token)
         elif re.match(r"^[a-z_]+\.[A-Za-z_]+(\(\))?$", token) and token.split(".")[0] in MODULES:
             module, attribute = token.rstrip("()").split(".")
-            if attribute not in ("py", "md", "txt", "json", "csv", "yaml", "zip", "html", "tex", "npz", "png") \
+            if attribute not in ("py", "md", "txt", "json", "csv", "yaml", "zip", "html", "tex", "npz", "png", "R") \
                     and attribute not in MODULES[module] and token not in STRINGS:
                 problems.append("name %s" % token)
         elif re.match(r"^[A-Z][A-Z0-9]*_[A-Z0-9_]+$", token) and token not in CONSTANTS | PLATFORM_NAMES \

@@ -37,7 +37,7 @@ def preload():
     import encodings.cp437  # noqa: F401
     import numpy.ma  # noqa: F401
     import numpy.random  # noqa: F401
-    from scoring.metaeval import bootstrap  # noqa: F401
+    from scoring import bootstrap  # noqa: F401
     from scoring.tracks import TRACKS
 
     for kind in sorted(TRACKS.built_in):
