@@ -126,8 +126,8 @@ def available_memory():
 
 
 #: Needs below this many bytes are not checked against the machine (every worker has them
-#: free): reading /proc, the cgroup and the limits for each of 3,000 small subsets or pages
-#: took some 15 percent of the run in a profile.
+#: free): reading /proc, the cgroup and the limits for each of thousands of small subsets or
+#: pages would cost more than scoring them.
 ALWAYS_FITS = 64 << 20
 
 

@@ -2,7 +2,7 @@
 
 The intervals of the participant's page and of compare.py need z(q) and t(q, df) for an
 integer number of degrees of freedom. scipy.special (ndtri, stdtrit) would cost every
-scored submission half a second of import, and stdtrit's result depends on the calls made
+scored submission a long import, and stdtrit's result depends on the calls made
 before it (CDFLIB's search keeps its state: 1.7e-9 apart in the test suite); these
 functions cost nothing to import and give one number for one question, from the program's
 own code: within 1e-13 of 40-digit values (tests/test_quantiles.py).
