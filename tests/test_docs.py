@@ -49,6 +49,8 @@ def _modules():
                 for node in ast.walk(tree):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str):
                         strings.add(node.value)
+                    elif type(node).__name__ == "Str":  # Python 3.7's parser
+                        strings.add(node.s)
                     elif isinstance(node, ast.Attribute):
                         strings.add(node.attr)  # a library's name the code uses (resource.RUSAGE_CHILDREN)
                 for node in tree.body:
