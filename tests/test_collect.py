@@ -593,21 +593,30 @@ def test_folder_names_are_safe_and_unique():
 RECORDED = os.path.join(ROOT, "tests", "platform_responses", "codabench_c7dbc756.json")
 
 
+def recorded_site(path, scheme, wrong_headers):
+    """(a local server answering each recorded path with its recorded answer, its storage and
+    site addresses made the server's, and a wrong token as recorded; the recording)."""
+    with open(path, encoding="utf-8") as stream:
+        recorded = json.load(stream)
+    site = Platform()
+    site.auth = scheme + " " + TOKEN
+    site.wrong_token = (recorded["wrong_token"]["status"], json.dumps(recorded["wrong_token"]["body"]).encode(),
+                        wrong_headers)
+    for route, answer in recorded["answers"].items():
+        text = json.dumps(answer["body"], ensure_ascii=False).replace("{storage}", site.url + "/s3").replace(
+            "{site}", site.url)
+        site.routes[route] = (answer["status"], {"Content-Type": "application/json"}, text.encode("utf-8"))
+    return site, recorded
+
+
 def recorded_codabench():
     """A server answering with the responses recorded from Codabench's own site (c7dbc756),
     and serving each signed storage address it names: the upload a zip naming its
     submission, the scoring output a zip holding the submission's scores.json."""
-    with open(RECORDED, encoding="utf-8") as stream:
-        recorded = json.load(stream)
-    site = Platform()
-    site.auth = "Token " + TOKEN
-    site.wrong_token = (recorded["wrong_token"]["status"], json.dumps(recorded["wrong_token"]["body"]).encode(),
-                        {"Content-Type": "application/json"})
+    site, recorded = recorded_site(RECORDED, "Token", {"Content-Type": "application/json"})
     served = {}
-    for path, answer in recorded["answers"].items():
-        text = json.dumps(answer["body"], ensure_ascii=False).replace("{storage}", site.url + "/s3").replace(
-            "{site}", site.url)
-        site.routes[path] = (answer["status"], {"Content-Type": "application/json"}, text.encode("utf-8"))
+    for path in recorded["answers"]:
+        text = site.routes[path][2].decode("utf-8")
         if "/get_details/" not in path:
             continue
         ident = path.split("/")[3]
@@ -656,16 +665,9 @@ def test_codabench_recorded_answers(tmp_path, no_sleep):
 def recorded_evalai():
     """A server answering with the responses recorded from EvalAI's own site (0f04039), serving
     each upload it names (a zip naming its submission) and each result file (the recorded scores)."""
-    with open(os.path.join(ROOT, "tests", "platform_responses", "evalai_0f04039.json"), encoding="utf-8") as stream:
-        recorded = json.load(stream)
-    site = Platform()
-    site.auth = "Bearer " + TOKEN
-    site.wrong_token = (recorded["wrong_token"]["status"], json.dumps(recorded["wrong_token"]["body"]).encode(),
-                        {"WWW-Authenticate": "Bearer"})
+    site, recorded = recorded_site(os.path.join(ROOT, "tests", "platform_responses", "evalai_0f04039.json"), "Bearer",
+                                   {"WWW-Authenticate": "Bearer"})
     served = {}
-    for path, answer in recorded["answers"].items():
-        text = json.dumps(answer["body"], ensure_ascii=False).replace("{site}", site.url)
-        site.routes[path] = (answer["status"], {"Content-Type": "application/json"}, text.encode("utf-8"))
     listing = json.loads(site.routes["/api/challenges/1/challenge_phase/2/submissions"][2].decode("utf-8"))
     for item in listing["results"]:
         ident = str(item["id"])
