@@ -386,9 +386,10 @@ def program_sentence(track_items, mistake):
 
 
 def template_pattern(template):
-    """A regex for the sentences a row's template stands for: each {name} any text."""
-    return "".join(".*?" if part.startswith("{") else re.escape(part)
-                   for part in re.split(r"(\{[a-z_0-9]+\})", template))
+    """A regex for the sentences a row's template stands for: each {name} any text, {{ and }}
+    a brace (as str.format reads them)."""
+    return "".join(re.escape(part[0]) if part in ("{{", "}}") else ".*?" if part.startswith("{") else re.escape(part)
+                   for part in re.split(r"(\{\{|\}\}|\{[a-z_0-9]+\})", template))
 
 
 def clause_for(track_items, problem, clause):
