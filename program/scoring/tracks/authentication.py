@@ -798,5 +798,5 @@ def error_values(items):
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
         "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "held": 128, "held_compressed": 100,
         "huge": "9007199254740993",
-        "reason": "Bad CRC-32 for file 'distances.npy'", "csv_reason": "line contains NUL", "hint": "",
+        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
         "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}
