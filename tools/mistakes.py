@@ -279,6 +279,7 @@ MISTAKES = {
     "not UTF-8": in_text(lambda lines: _joined([lines[0], b"\xe9" + lines[1]] + lines[2:])),
     "a NUL byte": in_text(lambda lines: _joined([lines[0], lines[1] + b"\x00"] + lines[2:])),
     "an empty file": in_text(lambda lines: b""),
+    "a line too long": in_text(lambda lines: _joined([lines[0], lines[1] + b" " * (1 << 20)] + lines[2:])),
     "an unclosed quote": _csv(lambda lines: _joined([lines[0], b'"' + lines[1]] + lines[2:])),
     "a field too long": _csv(lambda lines: _joined([lines[0], b"x" * 131073 + b"," + lines[1]] + lines[2:])),
     "another separator": _csv(lambda lines: _joined([line.replace(b",", b";") for line in lines])),
