@@ -347,6 +347,29 @@ def inner_zip(res, kind):
     return True
 
 
+def other_kind(res, kind):
+    """The submission replaced by the dummy submission of the first other kind that says
+    what its files are (FILES) and writes a sample reference: its files, none of this kind's."""
+    others = [other for other in TRACKS if other != kind and getattr(TRACKS[other], "FILES", None)
+              and hasattr(TRACKS[other], "sample_reference")]
+    if not others:
+        return False
+    empty(res, kind)
+    work = tempfile.mkdtemp(prefix="manual-other-")
+    try:
+        ref = os.path.join(work, "ref")
+        os.makedirs(ref)
+        with open(os.path.join(ref, "track.yaml"), "w") as stream:
+            stream.write("track: %s\n" % others[0])
+        TRACKS[others[0]].sample_reference(ref)
+        public.dummy_submission(public.public_items(ref), os.path.join(work, "res"))
+        for name in os.listdir(os.path.join(work, "res")):
+            shutil.move(os.path.join(work, "res", name), os.path.join(res, name))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return True
+
+
 #: The mistakes of tools/manual.py's HINTS: where a missing file was found instead.
 HINT_MISTAKES = {
     "the file in a folder named in another case": moved(_folder_case),
@@ -357,6 +380,7 @@ HINT_MISTAKES = {
     "a file of another name": instead("predictions.csv"),
     "files of other names": instead("predictions.csv", "notes.md"),
     "a zip inside the zip": inner_zip,
+    "another kind of track's files": other_kind,
 }
 
 
