@@ -8,6 +8,7 @@ metrics/retrieval.py).
 """
 
 import csv
+import io
 import os
 
 import numpy as np
@@ -683,6 +684,39 @@ def _npz_member(data, key="distances", method=0):
     return mistake
 
 
+def _npz_damaged(short):
+    """A mistake: the first subset's .npz with its distances.npy damaged in the zip: its local
+    header's signature changed (not short), or (short) deflated 16 bytes short of the array
+    its .npy header declares while the zip's directory declares the whole array's size."""
+    def mistake(res, kind=None):
+        import struct
+        import zipfile
+
+        path = _of_kind(res, "_distances.npz")[0]
+        with np.load(path) as archive:
+            names, distances = archive["names"], archive["distances"].astype(np.float64)
+        stream = io.BytesIO()
+        np.save(stream, distances)
+        whole = stream.getvalue()
+        np.savez(path, names=names)
+        with zipfile.ZipFile(path, "a") as archive:
+            archive.writestr("distances.npy", whole[:-16] if short else whole,
+                             compress_type=zipfile.ZIP_DEFLATED if short else zipfile.ZIP_STORED)
+        with zipfile.ZipFile(path) as archive:
+            offset = archive.getinfo("distances.npy").header_offset
+        with open(path, "rb") as stream:
+            data = bytearray(stream.read())
+        if short:  # the uncompressed size, in the local header and in the central directory's entry
+            central = data.rindex(b"PK\x01\x02", 0, data.rindex(b"distances.npy"))
+            data[offset + 22:offset + 26] = data[central + 24:central + 28] = struct.pack("<I", len(whole))
+        else:
+            data[offset + 2:offset + 4] = b"\0\0"
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return True
+    return mistake
+
+
 def _npy(header, body=b""):
     """The bytes of a .npy array of format 1 with this header (a dict's text)."""
     text = header.encode("latin1")
@@ -760,6 +794,8 @@ MISTAKES = {
         "names": names, "distances": distances.astype("<U8")}),
     ".npz: objects": _npz_member(lambda n: _npy("{'descr': '|O', 'fortran_order': False, 'shape': (%d, %d), }"
                                                 % (n, n))),
+    ".npz: an unreadable array": _npz_damaged(short=True),
+    ".npz: a damaged archive": _npz_damaged(short=False),
     ".npz: another compression": _npz_member(lambda n: _npy("{'descr': '<f8', 'fortran_order': False, 'shape': "
                                                             "(%d, %d), }" % (n, n), b"\\0" * 8 * n * n), method=12),
     ".npz: not a .npy array": _npz_member(lambda n: b"1 1 1\n"),
