@@ -28,8 +28,9 @@ COMMON_ERRORS = [
     ("a hard link to the reference data", "The submission's {link} is a hard link to a file of the reference data; "
                                           "submit your own result files."),
     ("a hard link to a file outside the submission", "The submission's {link} is a hard link to a file outside the "
-                                                     "submission (3 names, 1 of them in the submission); submit your "
-                                                     "own result files, each a file of its own."),
+                                                     "submission ({link_names} names, {link_names_inside} of them in "
+                                                     "the submission); submit your own result files, each a file of "
+                                                     "its own."),
     ("folders nested too deep", "The submission nests folders more than 64 levels deep ({deep_path}...); zip the "
                                 "result files at the top level or in the folders the phase expects."),
     ("a folder that cannot be listed", "The submission's folder {folder} cannot be listed (Permission denied)."),
@@ -111,7 +112,8 @@ COMMON_VALUES = {"deep_path": "a/a/a/a/a", "link": "my_results/link.csv", "folde
                  "file_forms": "'Se\\u0301vigne\\u0301.txt', 'S\\xe9vign\\xe9.txt'", "image_any": "img_001.png",
                  "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
                  "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",
-                 "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3}
+                 "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3, "link_names": 2,
+                 "link_names_inside": 1}
 
 
 def fill(template, values):

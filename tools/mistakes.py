@@ -196,6 +196,31 @@ def named_pipe(res, kind):
     return True
 
 
+def hard_link(to_reference):
+    """A mistake: the first file replaced by a hard link to a file of the reference data (the
+    Codalab layout: ref/ beside res/) or to a file outside both (where the system makes them)."""
+    def mistake(res, kind):
+        rel = _first(res, kind)
+        if rel is None:
+            return False
+        if to_reference:
+            ref = os.path.join(os.path.dirname(res), "ref")
+            target = next((os.path.join(folder, name) for folder, _, names in sorted(os.walk(ref))
+                           for name in sorted(names)), None)
+        else:
+            target = os.path.join(os.path.dirname(res), "elsewhere")
+            shutil.copyfile(os.path.join(res, rel), target)
+        if target is None:
+            return False
+        os.remove(os.path.join(res, rel))
+        try:
+            os.link(target, os.path.join(res, rel))
+        except (OSError, NotImplementedError, AttributeError):
+            return False
+        return True
+    return mistake
+
+
 def nested(res, kind):
     """A copy of the first file 65 folders deep."""
     rel = _first(res, kind)
@@ -271,6 +296,8 @@ MISTAKES = {
     "two files for one name": two_forms,
     "a symbolic link": symbolic_link,
     "a named pipe, a socket or a device": named_pipe,
+    "a hard link to the reference data": hard_link(to_reference=True),
+    "a hard link to a file outside the submission": hard_link(to_reference=False),
     "folders nested too deep": nested,
     "one name written twice (composed and decomposed, NFC and NFD)": written_twice,
     # the kinds' own rows shared by the kinds that list names in text files
