@@ -638,7 +638,7 @@ ERRORS = [
                        "image (.png, .tif, .tiff or .bmp).", None),
     ("another size", "{page} is {small} pixels but the ground-truth page is {size} (width x height); predict at "
                      "the size of the page.", None),
-    ("too large to decode", "{page} is 100000x100000 pixels, more than the memory the scoring machine has left can "
+    ("too large to decode", "{page} is {size} pixels, more than the memory the scoring machine has left can "
                             "decode; check its size.", None),
     ("too large to decode", "{page}: decoding it needs more memory than the scoring machine has.", None),
     ("a palette index beyond the palette", "{page} uses the palette index 7 but its palette has 4 colours; save it "
