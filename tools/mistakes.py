@@ -232,6 +232,35 @@ def nested(res, kind):
     return True
 
 
+def path_too_long(res, kind):
+    """A copy of the first file 20 folders of 245 characters deep, a path longer than systems
+    allow (4096 bytes on Linux, 1024 on macOS), made a folder at a time from the one above
+    (where the system opens files relative to a folder)."""
+    rel = _first(res, kind)
+    if rel is None or os.mkdir not in os.supports_dir_fd or not hasattr(os, "O_DIRECTORY"):
+        return False
+    with open(os.path.join(res, rel), "rb") as stream:
+        data = stream.read()
+    name = "folder_" * 35
+    folder = os.open(res, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(20):
+            os.mkdir(name, dir_fd=folder)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        copy = os.open(os.path.basename(rel), os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
+        try:
+            os.write(copy, data)
+        finally:
+            os.close(copy)
+    except OSError:
+        return False
+    finally:
+        os.close(folder)
+    return True
+
+
 def written_twice(res, kind):
     """The first file under an accented name, twice: composed (NFC) and decomposed (NFD)."""
     rel = _first(res, kind)
@@ -299,6 +328,7 @@ MISTAKES = {
     "a hard link to the reference data": hard_link(to_reference=True),
     "a hard link to a file outside the submission": hard_link(to_reference=False),
     "folders nested too deep": nested,
+    "a name too long": path_too_long,
     "one name written twice (composed and decomposed, NFC and NFD)": written_twice,
     # the kinds' own rows shared by the kinds that list names in text files
     "a name listed twice": in_text(lambda lines: _joined(lines[:2] + [lines[1]] + lines[2:])),
