@@ -221,7 +221,7 @@ def error_rows(track_items, options, strict=False):
     """[(problem, sentence)] of the manual's table of refusals: the kind's rows that apply
     under these options, then every kind's; each sentence the scoring program's own for that
     mistake made to a submission of this phase (mistakes.sentence_for), else the row's
-    template filled with example values (a mistake the phase cannot make: a link, a pipe).
+    template filled with example values (a mistake no dummy submission can make: memory, permissions).
     strict: a row the program contradicts raises mistakes.ManualError (the tests), else keeps
     its template."""
     kind = track_items["kind"]
@@ -265,8 +265,8 @@ def _errors(track_items, options):
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
             "Each example is the scoring program's own sentence for that mistake made to a submission of this "
-            "phase (a few of its items); a mistake this phase cannot show (a link, a pipe, memory) is shown "
-            "with example names.\n\n"
+            "phase (a few of its items); a refusal no submission of this phase can show here (memory, a file the "
+            "system does not let the program read, the checker's own) is shown with example names.\n\n"
             + table(["problem", "message"], rows)
             + "\n\nA sentence about a missing file may end, before its full stop, with what was found instead:\n\n"
             + table(["found", "the sentence ends with"], hints))

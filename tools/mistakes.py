@@ -10,8 +10,9 @@ changes the folder, or returns False where the phase's names leave no way to mak
 without a separator cannot be spelled with other separators). MISTAKES names them by the
 problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
 files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
-checked first). A row without a mistake (a link, a pipe, memory, the checker's own
-sentences) is shown with its template filled by example values.
+checked first). A row without a mistake (memory, a file the system does not let the program
+read, the checker's own sentences, a file changed while it is read) is shown with its template
+filled by example values.
 """
 
 import io
