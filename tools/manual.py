@@ -28,8 +28,9 @@ COMMON_ERRORS = [
     ("a hard link to the reference data", "The submission's {link} is a hard link to a file of the reference data; "
                                           "submit your own result files."),
     ("a hard link to a file outside the submission", "The submission's {link} is a hard link to a file outside the "
-                                                     "submission (3 names, 1 of them in the submission); submit your "
-                                                     "own result files, each a file of its own."),
+                                                     "submission ({link_names} names, {link_names_inside} of them in "
+                                                     "the submission); submit your own result files, each a file of "
+                                                     "its own."),
     ("folders nested too deep", "The submission nests folders more than 64 levels deep ({deep_path}...); zip the "
                                 "result files at the top level or in the folders the phase expects."),
     ("a folder that cannot be listed", "The submission's folder {folder} cannot be listed (Permission denied)."),
@@ -111,7 +112,8 @@ COMMON_VALUES = {"deep_path": "a/a/a/a/a", "link": "my_results/link.csv", "folde
                  "file_forms": "'Se\\u0301vigne\\u0301.txt', 'S\\xe9vign\\xe9.txt'", "image_any": "img_001.png",
                  "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
                  "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",
-                 "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3}
+                 "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3, "link_names": 2,
+                 "link_names_inside": 1}
 
 
 def fill(template, values):
@@ -219,7 +221,7 @@ def error_rows(track_items, options, strict=False):
     """[(problem, sentence)] of the manual's table of refusals: the kind's rows that apply
     under these options, then every kind's; each sentence the scoring program's own for that
     mistake made to a submission of this phase (mistakes.sentence_for), else the row's
-    template filled with example values (a mistake the phase cannot make: a link, a pipe).
+    template filled with example values (a mistake no dummy submission can make: memory, permissions).
     strict: a row the program contradicts raises mistakes.ManualError (the tests), else keeps
     its template."""
     kind = track_items["kind"]
@@ -263,8 +265,8 @@ def _errors(track_items, options):
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
             "Each example is the scoring program's own sentence for that mistake made to a submission of this "
-            "phase (a few of its items); a mistake this phase cannot show (a link, a pipe, memory) is shown "
-            "with example names.\n\n"
+            "phase (a few of its items); a refusal no submission of this phase can show here (memory, a file the "
+            "system does not let the program read, the checker's own) is shown with example names.\n\n"
             + table(["problem", "message"], rows)
             + "\n\nA sentence about a missing file may end, before its full stop, with what was found instead:\n\n"
             + table(["found", "the sentence ends with"], hints))

@@ -10,8 +10,9 @@ changes the folder, or returns False where the phase's names leave no way to mak
 without a separator cannot be spelled with other separators). MISTAKES names them by the
 problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
 files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
-checked first). A row without a mistake (a link, a pipe, memory, the checker's own
-sentences) is shown with its template filled by example values.
+checked first). A row without a mistake (memory, a file the system does not let the program
+read, the checker's own sentences, a file changed while it is read) is shown with its template
+filled by example values.
 """
 
 import io
@@ -196,6 +197,31 @@ def named_pipe(res, kind):
     return True
 
 
+def hard_link(to_reference):
+    """A mistake: the first file replaced by a hard link to a file of the reference data (the
+    Codalab layout: ref/ beside res/) or to a file outside both (where the system makes them)."""
+    def mistake(res, kind):
+        rel = _first(res, kind)
+        if rel is None:
+            return False
+        if to_reference:
+            ref = os.path.join(os.path.dirname(res), "ref")
+            target = next((os.path.join(folder, name) for folder, _, names in sorted(os.walk(ref))
+                           for name in sorted(names)), None)
+        else:
+            target = os.path.join(os.path.dirname(res), "elsewhere")
+            shutil.copyfile(os.path.join(res, rel), target)
+        if target is None:
+            return False
+        os.remove(os.path.join(res, rel))
+        try:
+            os.link(target, os.path.join(res, rel))
+        except (OSError, NotImplementedError, AttributeError):
+            return False
+        return True
+    return mistake
+
+
 def nested(res, kind):
     """A copy of the first file 65 folders deep."""
     rel = _first(res, kind)
@@ -204,6 +230,35 @@ def nested(res, kind):
     folder = os.path.join(res, *(["deep"] * 65))
     os.makedirs(folder)
     shutil.copyfile(os.path.join(res, rel), os.path.join(folder, os.path.basename(rel)))
+    return True
+
+
+def path_too_long(res, kind):
+    """A copy of the first file 20 folders of 245 characters deep, a path longer than systems
+    allow (4096 bytes on Linux, 1024 on macOS), made a folder at a time from the one above
+    (where the system opens files relative to a folder)."""
+    rel = _first(res, kind)
+    if rel is None or os.mkdir not in os.supports_dir_fd or not hasattr(os, "O_DIRECTORY"):
+        return False
+    with open(os.path.join(res, rel), "rb") as stream:
+        data = stream.read()
+    name = "folder_" * 35
+    folder = os.open(res, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(20):
+            os.mkdir(name, dir_fd=folder)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        copy = os.open(os.path.basename(rel), os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
+        try:
+            os.write(copy, data)
+        finally:
+            os.close(copy)
+    except OSError:
+        return False
+    finally:
+        os.close(folder)
     return True
 
 
@@ -271,7 +326,10 @@ MISTAKES = {
     "two files for one name": two_forms,
     "a symbolic link": symbolic_link,
     "a named pipe, a socket or a device": named_pipe,
+    "a hard link to the reference data": hard_link(to_reference=True),
+    "a hard link to a file outside the submission": hard_link(to_reference=False),
     "folders nested too deep": nested,
+    "a name too long": path_too_long,
     "one name written twice (composed and decomposed, NFC and NFD)": written_twice,
     # the kinds' own rows shared by the kinds that list names in text files
     "a name listed twice": in_text(lambda lines: _joined(lines[:2] + [lines[1]] + lines[2:])),
@@ -279,6 +337,7 @@ MISTAKES = {
     "not UTF-8": in_text(lambda lines: _joined([lines[0], b"\xe9" + lines[1]] + lines[2:])),
     "a NUL byte": in_text(lambda lines: _joined([lines[0], lines[1] + b"\x00"] + lines[2:])),
     "an empty file": in_text(lambda lines: b""),
+    "a line too long": in_text(lambda lines: _joined([lines[0], lines[1] + b" " * (1 << 20)] + lines[2:])),
     "an unclosed quote": _csv(lambda lines: _joined([lines[0], b'"' + lines[1]] + lines[2:])),
     "a field too long": _csv(lambda lines: _joined([lines[0], b"x" * 131073 + b"," + lines[1]] + lines[2:])),
     "another separator": _csv(lambda lines: _joined([line.replace(b",", b";") for line in lines])),
@@ -346,6 +405,29 @@ def inner_zip(res, kind):
     return True
 
 
+def other_kind(res, kind):
+    """The submission replaced by the dummy submission of the first other kind that says
+    what its files are (FILES) and writes a sample reference: its files, none of this kind's."""
+    others = [other for other in TRACKS if other != kind and getattr(TRACKS[other], "FILES", None)
+              and hasattr(TRACKS[other], "sample_reference")]
+    if not others:
+        return False
+    empty(res, kind)
+    work = tempfile.mkdtemp(prefix="manual-other-")
+    try:
+        ref = os.path.join(work, "ref")
+        os.makedirs(ref)
+        with open(os.path.join(ref, "track.yaml"), "w") as stream:
+            stream.write("track: %s\n" % others[0])
+        TRACKS[others[0]].sample_reference(ref)
+        public.dummy_submission(public.public_items(ref), os.path.join(work, "res"))
+        for name in os.listdir(os.path.join(work, "res")):
+            shutil.move(os.path.join(work, "res", name), os.path.join(res, name))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return True
+
+
 #: The mistakes of tools/manual.py's HINTS: where a missing file was found instead.
 HINT_MISTAKES = {
     "the file in a folder named in another case": moved(_folder_case),
@@ -356,6 +438,7 @@ HINT_MISTAKES = {
     "a file of another name": instead("predictions.csv"),
     "files of other names": instead("predictions.csv", "notes.md"),
     "a zip inside the zip": inner_zip,
+    "another kind of track's files": other_kind,
 }
 
 
@@ -386,9 +469,10 @@ def program_sentence(track_items, mistake):
 
 
 def template_pattern(template):
-    """A regex for the sentences a row's template stands for: each {name} any text."""
-    return "".join(".*?" if part.startswith("{") else re.escape(part)
-                   for part in re.split(r"(\{[a-z_0-9]+\})", template))
+    """A regex for the sentences a row's template stands for: each {name} any text, {{ and }}
+    a brace (as str.format reads them)."""
+    return "".join(re.escape(part[0]) if part in ("{{", "}}") else ".*?" if part.startswith("{") else re.escape(part)
+                   for part in re.split(r"(\{\{|\}\}|\{[a-z_0-9]+\})", template))
 
 
 def clause_for(track_items, problem, clause):

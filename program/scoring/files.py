@@ -181,7 +181,7 @@ def _lstat(root, rel):
         return os.lstat(os.path.join(root, rel))
     except OSError as exc:
         raise SubmissionError("The submission's %s cannot be examined (%s); use shorter names and fewer "
-                              "nested folders." % (rel[:120], exc.strerror))
+                              "nested folders." % (rel[:120] + ("..." if len(rel) > 120 else ""), exc.strerror))
 
 
 def refuse_crossed(res_root, ref_root):

@@ -268,6 +268,32 @@ ERRORS = [
 errors = refusals(ERRORS)
 
 
+def _first_file(change):
+    """A mistake of the manual (tools/mistakes.py): the first manuscript's file of a dummy
+    submission, its lines (without their ends) changed by change(lines) -> lines, or None
+    to remove the file."""
+    def mistake(res, kind=None):
+        path = os.path.join(res, sorted(name for name in os.listdir(res) if name.endswith(".tsv"))[0])
+        with open(path, encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+        changed = change(lines)
+        os.remove(path)
+        if changed is not None:
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write("".join(line + "\n" for line in changed))
+    return mistake
+
+
+#: The mistakes that make the rows of ERRORS in the manual (tools/mistakes.py).
+MISTAKES = {
+    "a manuscript file missing": _first_file(lambda lines: None),
+    "a line without a tab": _first_file(lambda lines: lines[:1] + ["no tab here"] + lines[1:]),
+    "a line twice": _first_file(lambda lines: lines[:2] + [lines[0]] + lines[2:]),
+    "an unknown line": _first_file(lambda lines: lines + ["zz\t"]),
+    "lines missing": _first_file(lambda lines: lines[1:]),
+}
+
+
 def error_values(items):
     manuscript = items["manuscripts"][0]
     return {"file": manuscript["name"] + ".tsv", "manuscript": manuscript["name"], "line_id": manuscript["lines"][0],

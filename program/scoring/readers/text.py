@@ -131,7 +131,9 @@ def csv_rows(lines, shown_name, error):
 
     A quoted field may not run over a line's end (an unmatched quote would swallow the
     lines after it into one field) and no field may exceed FIELD_LIMIT characters; either
-    is refused naming the line where the record starts.
+    is refused naming the line where the record starts. The lines come from decode_lines
+    (split at every line end, NUL bytes refused): the csv module's other errors (a NUL, a
+    line end in an unquoted field, and those of its strict mode) cannot occur here.
     """
     csv.field_size_limit(FIELD_LIMIT)
     reader = csv.reader(lines)
@@ -148,10 +150,10 @@ def csv_rows(lines, shown_name, error):
     except csv.Error as exc:
         if reader.line_num > previous + 1:
             raise error(unclosed % (shown_name, previous + 1))
-        if "field limit" in str(exc):
-            raise error("%s line %d holds a field longer than %d characters; expected short names and labels."
-                        % (shown_name, previous + 1, FIELD_LIMIT))
-        raise error("%s line %d is not valid CSV (%s)." % (shown_name, previous + 1, exc))
+        if "field limit" not in str(exc):
+            raise  # none can: see above
+        raise error("%s line %d holds a field longer than %d characters; expected short names and labels."
+                    % (shown_name, previous + 1, FIELD_LIMIT))
     return rows
 
 
@@ -473,7 +475,6 @@ CSV_ERRORS = [
                           "double quote or close it on the same line.", None),
     ("a field too long", "{file} line {line} holds a field longer than %d characters; expected short names and "
                          "labels." % FIELD_LIMIT, None),
-    ("not CSV", "{file} line {line} is not valid CSV ({csv_reason}).", None),
     ("an empty file", "{file} is empty; expected a header line '{columns}' and one line per image.", None),
     ("another separator", "{file} separates its columns with {separator}; expected commas, e.g. '{columns}'.",
      None),

@@ -8,6 +8,7 @@ metrics/retrieval.py).
 """
 
 import csv
+import io
 import os
 
 import numpy as np
@@ -577,7 +578,8 @@ ERRORS = [
                                    "dictionary like {{'descr': '<f8', 'fortran_order': False, 'shape': (3, 3)}}); "
                                    "save it with numpy.savez.", None),
     (".npz: data missing", "{npz}: the array 'distances' declares {count} x {count} values ({bytes} bytes) but the "
-                           "archive holds 128 bytes (100 compressed) for it; save it again with numpy.savez.", None),
+                           "archive holds {held} bytes ({held_compressed} compressed) for it; save it again with "
+                           "numpy.savez.", None),
     (".npz: NaN", "{npz} distances[{row}, {column}] ({image} to {image2}) is nan; every distance must be a number "
                   "(inf for the farthest).", None),
     (".npz: an integer beyond 2^53", "{npz} distances[{row}, {column}] ({image} to {image2}) is the integer {huge}, "
@@ -625,14 +627,192 @@ def _remove_all(suffix, count=None):
     return mistake
 
 
+def _merged(change):
+    """A mistake: the subsets' label files merged into labels.csv with a subset column, its
+    rows of [filename, label, subset] changed by change(rows, the subsets' names)."""
+    def mistake(res, kind=None):
+        rows, subsets = [], []
+        for path in _of_kind(res, "_labels.csv"):
+            subsets.append(os.path.basename(path)[:-len("_labels.csv")])
+            with open(path, encoding="utf-8", newline="") as stream:
+                rows += [row + [subsets[-1]] for row in list(csv.reader(stream))[1:]]
+            os.remove(path)
+        rows = change(rows, subsets)
+        if rows is None:
+            return False
+        with open(os.path.join(res, "labels.csv"), "w", encoding="utf-8", newline="") as stream:
+            header = ["filename", "label", "subset"][:len(rows[0])]  # no subset column: rows of two
+            csv.writer(stream, lineterminator="\n").writerows([header] + rows)
+        return True
+    return mistake
+
+
+def _first_row(change):
+    """change(the first row, the subsets' names) -> that row, the others kept."""
+    return lambda rows, subsets: [change(rows[0], subsets)] + rows[1:]
+
+
+def _npz_arrays(change):
+    """A mistake: the first subset's .npz rewritten (stored, as numpy.savez writes it) with
+    the arrays change(names, distances) -> {array name: array}."""
+    def mistake(res, kind=None):
+        path = _of_kind(res, "_distances.npz")[0]
+        with np.load(path) as archive:
+            names, distances = archive["names"], archive["distances"]
+        if len(names) < 3:
+            return False
+        np.savez(path, **change(names, distances.astype(np.float64)))
+        return True
+    return mistake
+
+
+def _npz_member(data, key="distances", method=0):
+    """A mistake: the first subset's .npz holding its names and distances, the array key
+    (a member key.npy) replaced by the bytes data(count of names), compressed by the zip
+    method (0: stored)."""
+    def mistake(res, kind=None):
+        import zipfile
+
+        path = _of_kind(res, "_distances.npz")[0]
+        with np.load(path) as archive:
+            arrays = {"names": archive["names"], "distances": archive["distances"]}
+        count = len(arrays.pop(key if key == "names" else "distances"))
+        np.savez(path, **arrays)
+        with zipfile.ZipFile(path, "a") as archive:
+            archive.writestr(zipfile.ZipInfo(key + ".npy"), data(count), compress_type=method)
+        return True
+    return mistake
+
+
+def _npz_damaged(short):
+    """A mistake: the first subset's .npz with its distances.npy damaged in the zip: its local
+    header's signature changed (not short), or (short) deflated 16 bytes short of the array
+    its .npy header declares while the zip's directory declares the whole array's size."""
+    def mistake(res, kind=None):
+        import struct
+        import zipfile
+
+        path = _of_kind(res, "_distances.npz")[0]
+        with np.load(path) as archive:
+            names, distances = archive["names"], archive["distances"].astype(np.float64)
+        stream = io.BytesIO()
+        np.save(stream, distances)
+        whole = stream.getvalue()
+        np.savez(path, names=names)
+        with zipfile.ZipFile(path, "a") as archive:
+            archive.writestr("distances.npy", whole[:-16] if short else whole,
+                             compress_type=zipfile.ZIP_DEFLATED if short else zipfile.ZIP_STORED)
+        with zipfile.ZipFile(path) as archive:
+            offset = archive.getinfo("distances.npy").header_offset
+        with open(path, "rb") as stream:
+            data = bytearray(stream.read())
+        if short:  # the uncompressed size, in the local header and in the central directory's entry
+            central = data.rindex(b"PK\x01\x02", 0, data.rindex(b"distances.npy"))
+            data[offset + 22:offset + 26] = data[central + 24:central + 28] = struct.pack("<I", len(whole))
+        else:
+            data[offset + 2:offset + 4] = b"\0\0"
+        with open(path, "wb") as stream:
+            stream.write(data)
+        return True
+    return mistake
+
+
+def _npy(header, body=b""):
+    """The bytes of a .npy array of format 1 with this header (a dict's text)."""
+    text = header.encode("latin1")
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + body
+
+
+def _changed(distances, row, column, value):
+    distances = distances.copy()
+    distances[row, column] = value
+    return distances
+
+
+def _matrix_csv(change, keep=False):
+    """A mistake: the first subset's distances as <Subset>_distances.csv in place of its .npz
+    (beside it: keep), its rows (a header, then one a name) changed by change(rows) -> rows."""
+    def mistake(res, kind=None):
+        path = _of_kind(res, "_distances.npz")[0]
+        with np.load(path) as archive:
+            names, distances = archive["names"].tolist(), archive["distances"]
+        if len(names) < 3:
+            return False
+        if not keep:
+            os.remove(path)
+        rows = [[""] + names] + [[name] + ["%g" % d for d in row] for name, row in zip(names, distances)]
+        with open(path[:-len(".npz")] + ".csv", "w", encoding="utf-8", newline="") as stream:
+            csv.writer(stream, lineterminator="\n").writerows(change(rows))
+        return True
+    return mistake
+
+
+def _cell(line, column, value):
+    """change(rows): the cell (line, column) of the CSV (both counted from 1) set to value."""
+    def change(rows):
+        rows[line - 1][column - 1] = value
+        return rows
+    return change
+
+
 #: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
 MISTAKES = {
     "no label file": _remove_all("_labels.csv"),
     "both label forms": _merged_too,
     "a bad label": _label_rows(lambda rows: [rows[0], [rows[1][0], "maybe"]] + rows[2:]),
     "images missing": _label_rows(lambda rows: rows[:1] + rows[2:]),
+    "merged labels: an unknown subset": _merged(_first_row(lambda row, subsets: row[:2] + ["Other"])),
+    "merged labels: a subset named almost so": _merged(_first_row(lambda row, subsets: row[:2] + [subsets[0][:-1]])),
+    "merged labels: subset and label disagree": _merged(lambda rows, subsets: None if len(subsets) < 2 else [
+        rows[0][:1] + ["not-" + subsets[-1], subsets[0]]] + rows[1:]),
+    "merged labels: no subset": _merged(lambda rows, subsets: [
+        ["unknown_" + rows[0][0], rows[0][1]]] + [row[:2] for row in rows[1:]]),
+    "merged labels: a bad label": _merged(_first_row(lambda row, subsets: [row[0], "maybe", row[2]])),
     "no distance file": _remove_all("_distances.npz", 1),
+    "both distance forms": _matrix_csv(lambda rows: rows, keep=True),
+    "an empty matrix": _matrix_csv(lambda rows: []),
+    "no header row": _matrix_csv(lambda rows: [[";".join(rows[0])]] + rows[1:]),
+    "a header of numbers": _matrix_csv(lambda rows: [[""] + [str(i) for i in range(1, len(rows))]] + rows[1:]),
+    "rows and columns in another order": _matrix_csv(lambda rows: rows[:1] + [rows[2], rows[1]] + rows[3:]),
+    "a row without commas": _matrix_csv(lambda rows: rows[:2] + [rows[2][:1]] + rows[3:]),
+    "a row of another length": _matrix_csv(lambda rows: rows[:2] + [rows[2] + ["1"]] + rows[3:]),
+    "a cell that is no number": _matrix_csv(_cell(3, 4, "far")),
+    "a decimal comma": _matrix_csv(_cell(3, 4, "0,5")),
+    "rows missing": _matrix_csv(lambda rows: rows[:-1]),
+    "NaN": _matrix_csv(_cell(3, 4, "nan")),
+    "an image twice in a matrix": _npz_arrays(lambda names, distances: {
+        "names": np.concatenate((names[:2], names[:1], names[3:])), "distances": distances}),
+    "not square": _npz_arrays(lambda names, distances: {"names": names, "distances": distances[:, :-1]}),
+    "names and rows differ": _npz_arrays(lambda names, distances: {"names": names[:-1], "distances": distances}),
+    ".npz: not an archive": lambda res, kind=None: _write(_of_kind(res, "_distances.npz")[0], b"1 1 1\n"),
+    ".npz: arrays missing": _npz_arrays(lambda names, distances: {"a": names, "b": distances}),
+    ".npz: names not strings": _npz_arrays(lambda names, distances: {
+        "names": np.arange(len(names), dtype=np.float64), "distances": distances}),
+    ".npz: names too large": _npz_member(lambda n: _npy("{'descr': '<U8', 'fortran_order': False, 'shape': "
+                                                        "(1000000000000,), }"), key="names"),
+    ".npz: distances not numbers": _npz_arrays(lambda names, distances: {
+        "names": names, "distances": distances.astype("<U8")}),
+    ".npz: objects": _npz_member(lambda n: _npy("{'descr': '|O', 'fortran_order': False, 'shape': (%d, %d), }"
+                                                % (n, n))),
+    ".npz: an unreadable array": _npz_damaged(short=True),
+    ".npz: a damaged archive": _npz_damaged(short=False),
+    ".npz: another compression": _npz_member(lambda n: _npy("{'descr': '<f8', 'fortran_order': False, 'shape': "
+                                                            "(%d, %d), }" % (n, n), b"\\0" * 8 * n * n), method=12),
+    ".npz: not a .npy array": _npz_member(lambda n: b"1 1 1\n"),
+    ".npz: a header too long": _npz_member(lambda n: b"\x93NUMPY\x01\x00\xff\xff"),
+    ".npz: an unreadable header": _npz_member(lambda n: _npy("{'descr': '<f8', 'shape': ((((")),
+    ".npz: data missing": _npz_member(lambda n: _npy("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }"
+                                                     % (n, n), b"\0" * 8)),
+    ".npz: NaN": _npz_arrays(lambda names, distances: {"names": names, "distances": _changed(distances, 1, 2,
+                                                                                             np.nan)}),
+    ".npz: an integer beyond 2^53": _npz_arrays(lambda names, distances: {
+        "names": names, "distances": _changed(distances.astype(np.int64), 1, 2, 2 ** 53 + 1)}),
 }
+
+
+def _write(path, data):
+    with open(path, "wb") as stream:
+        stream.write(data)
 
 
 def error_values(items):
@@ -652,6 +832,7 @@ def error_values(items):
         "found": "%s;%s" % tuple(images), "line_one_text": images[0] + ",0", "separator": "semicolons",
         "columns": "filename,label", "image_any": images[0], "repeat_line": 3, "first_on_line": 2,
         "column_list": "filename, label, subset", "count_columns": 2, "big": 200000, "needed": "320.0",
-        "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "huge": "9007199254740993",
-        "reason": "Bad CRC-32 for file 'distances.npy'", "csv_reason": "line contains NUL", "hint": "",
+        "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "held": 128, "held_compressed": 100,
+        "huge": "9007199254740993",
+        "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
         "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}

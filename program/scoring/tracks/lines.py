@@ -7,6 +7,7 @@ The metrics are the ICDAR 2025 FEST competition's (metrics/segmentation.py).
 """
 
 import functools
+import io
 import multiprocessing
 import os
 import traceback
@@ -637,7 +638,7 @@ ERRORS = [
                        "image (.png, .tif, .tiff or .bmp).", None),
     ("another size", "{page} is {small} pixels but the ground-truth page is {size} (width x height); predict at "
                      "the size of the page.", None),
-    ("too large to decode", "{page} is 100000x100000 pixels, more than the memory the scoring machine has left can "
+    ("too large to decode", "{page} is {size} pixels, more than the memory the scoring machine has left can "
                             "decode; check its size.", None),
     ("too large to decode", "{page}: decoding it needs more memory than the scoring machine has.", None),
     ("a palette index beyond the palette", "{page} uses the palette index 7 but its palette has 4 colours; save it "
@@ -691,11 +692,75 @@ def _folder_renamed(change):
     return mistake
 
 
+def _page_saved(change, extension=None):
+    """A mistake: the first page's prediction replaced by change(its image) -> (image,
+    Pillow's format) or bytes, saved under its name or with another extension."""
+    def mistake(res, kind=None):
+        from PIL import Image
+
+        folder, page = _first_page(res)
+        path = os.path.join(folder, page)
+        with Image.open(path) as image:
+            image.load()
+        made = change(image)
+        os.remove(path)
+        if extension is not None:
+            path = os.path.splitext(path)[0] + extension
+        if isinstance(made, bytes):
+            with open(path, "wb") as stream:
+                stream.write(made)
+        else:
+            made[0].save(path, made[1])
+        return True
+    return mistake
+
+
+def _truncated_png(image):
+    """The image as a PNG cut after the first bytes of its pixel data."""
+    stream = io.BytesIO()
+    image.save(stream, "PNG")
+    data = stream.getvalue()
+    return data[:data.index(b"IDAT") + 6]
+
+
+def _palette_png(image):
+    """A PNG of 8-bit palette indices (written chunk by chunk: Pillow writes a palette of 4
+    colours with 2-bit indices), its palette of 4 colours, its first pixel the index 7."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    width, height = image.size
+    rows = b"\x00\x07" + b"\x00" * (width - 1) + (b"\x00" + b"\x00" * width) * (height - 1)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0))
+            + chunk(b"PLTE", bytes([0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255]))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def _negative(image):
+    from PIL import Image
+
+    labels = np.zeros((image.size[1], image.size[0]), dtype=np.int32)
+    labels[0, 0] = -1
+    return Image.fromarray(labels, "I"), "TIFF"
+
+
 #: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
 MISTAKES = {"a page missing": _no_page, "a manuscript folder missing": _no_folder, "two files for a page": _page_twice,
             "a manuscript folder named in another case": _folder_renamed(
                 lambda name: name.lower() if name.lower() != name else name.upper()),
-            "a manuscript folder named almost so": _folder_renamed(lambda name: name + name[-1])}
+            "a manuscript folder named almost so": _folder_renamed(lambda name: name + name[-1]),
+            "a JPEG": _page_saved(lambda image: (image.convert("RGB"), "JPEG"), ".jpg"),
+            "a JPEG under another name": _page_saved(lambda image: (image.convert("RGB"), "JPEG")),
+            "not an image": _page_saved(lambda image: b"Line 1 is the first line of the page.\n"),
+            "a broken image": _page_saved(_truncated_png),
+            "another size": _page_saved(lambda image: (image.resize((max(1, image.size[0] // 2),
+                                                                      max(1, image.size[1] // 2))), "PNG")),
+            "a palette index beyond the palette": _page_saved(_palette_png),
+            "negative labels": _page_saved(_negative, ".tif"),
+            "another image mode": _page_saved(lambda image: (image.convert("CMYK"), "TIFF"), ".tif")}
 
 
 def error_values(items):
