@@ -764,7 +764,7 @@ def _diagnose_csv(path, shown, n):
         for column, cell in enumerate(cells, start=2):
             if not _is_number(cell):
                 raise SubmissionError("%s line %d, column %d holds %r; expected a number."
-                                      % (shown, number, column, cell.strip()[:30]))
+                                      % (shown, number, column, cell.strip(" \t")[:30]))
     if rows != n:
         raise SubmissionError("%s has %d rows of distances for %d columns; expected a square matrix."
                               % (shown, rows, n))
