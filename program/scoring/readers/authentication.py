@@ -744,6 +744,10 @@ def _diagnose_csv(path, shown, n):
             continue
         rows += 1
         name, rest = _split_name(line.encode("utf-8"))
+        if rest is None and "," in line and line.lstrip().startswith('"'):
+            raise SubmissionError("%s line %d: the image name in quotes is not followed by a comma; expected "
+                                  "'name,d1,...,d%d' (a quoted name ends with a quote just before its comma, and a "
+                                  "quote inside it is written \"\")." % (shown, number, n))
         if rest is None:
             raise SubmissionError("%s line %d has no comma; expected 'name,d1,...,d%d'."
                                   % (shown, number, n))
@@ -760,7 +764,7 @@ def _diagnose_csv(path, shown, n):
         for column, cell in enumerate(cells, start=2):
             if not _is_number(cell):
                 raise SubmissionError("%s line %d, column %d holds %r; expected a number."
-                                      % (shown, number, column, cell.strip()[:30]))
+                                      % (shown, number, column, cell.strip(" \t")[:30]))
     if rows != n:
         raise SubmissionError("%s has %d rows of distances for %d columns; expected a square matrix."
                               % (shown, rows, n))

@@ -536,6 +536,10 @@ ERRORS = [
                                           "{image}; rows and columns must list the same names in the same order.",
      None),
     ("a row without commas", "{distances} line {line} has no comma; expected 'name,d1,...,d{count}'.", None),
+    ("a quoted name not followed by a comma", "{distances} line {line}: the image name in quotes is not followed by "
+                                              "a comma; expected 'name,d1,...,d{count}' (a quoted name ends with a "
+                                              "quote just before its comma, and a quote inside it is written \"\").",
+     None),
     ("a row of another length", "{distances} line {line} has {fields} distances; expected {count}, one per column "
                                 "of the header.", None),
     ("a cell that is no number", "{distances} line {line}, column {column} holds '{value}'; expected a number.",
@@ -729,9 +733,10 @@ def _changed(distances, row, column, value):
     return distances
 
 
-def _matrix_csv(change, keep=False):
+def _matrix_csv(change, keep=False, quoted_name_then=None):
     """A mistake: the first subset's distances as <Subset>_distances.csv in place of its .npz
-    (beside it: keep), its rows (a header, then one a name) changed by change(rows) -> rows."""
+    (beside it: keep), its rows (a header, then one a name) changed by change(rows) -> rows;
+    quoted_name_then: the second row's name written in quotes with this text after them."""
     def mistake(res, kind=None):
         path = _of_kind(res, "_distances.npz")[0]
         with np.load(path) as archive:
@@ -741,8 +746,14 @@ def _matrix_csv(change, keep=False):
         if not keep:
             os.remove(path)
         rows = [[""] + names] + [[name] + ["%g" % d for d in row] for name, row in zip(names, distances)]
+        rows = change(rows)
         with open(path[:-len(".npz")] + ".csv", "w", encoding="utf-8", newline="") as stream:
-            csv.writer(stream, lineterminator="\n").writerows(change(rows))
+            writer = csv.writer(stream, lineterminator="\n")
+            writer.writerows(rows[:2])
+            if quoted_name_then is not None:
+                stream.write('"%s"%s,%s\n' % (rows[2][0].replace('"', '""'), quoted_name_then, ",".join(rows[2][1:])))
+                rows = rows[:2] + rows[3:]
+            writer.writerows(rows[2:])
         return True
     return mistake
 
@@ -775,6 +786,7 @@ MISTAKES = {
     "a header of numbers": _matrix_csv(lambda rows: [[""] + [str(i) for i in range(1, len(rows))]] + rows[1:]),
     "rows and columns in another order": _matrix_csv(lambda rows: rows[:1] + [rows[2], rows[1]] + rows[3:]),
     "a row without commas": _matrix_csv(lambda rows: rows[:2] + [rows[2][:1]] + rows[3:]),
+    "a quoted name not followed by a comma": _matrix_csv(lambda rows: rows, quoted_name_then="x"),
     "a row of another length": _matrix_csv(lambda rows: rows[:2] + [rows[2] + ["1"]] + rows[3:]),
     "a cell that is no number": _matrix_csv(_cell(3, 4, "far")),
     "a decimal comma": _matrix_csv(_cell(3, 4, "0,5")),
