@@ -16,10 +16,10 @@ stays outside it. A span already isolated with FSI (U+2068) ... PDI (U+2069), as
 caller marks a name whose edges the rule above would misjudge (isolated()), is kept whole.
 """
 
-import html
 import re
 import unicodedata
 
+from . import htmltext
 from .errors import visible
 
 FSI, PDI = "\u2068", "\u2069"
@@ -84,14 +84,14 @@ def spans(text):
 def _apply(text, wrap, quote=True):
     text = str(text)
     if not _MAYBE.search(text):
-        return html.escape(visible(text), quote)
+        return htmltext.escape(text, quote)
     parts, last = [], 0
     for start, end, marked in spans(text):
         parts.append((text[last:start], False))
         parts.append((text[start + 1:end - (text[end - 1] == PDI)] if marked else text[start:end], True))
         last = end
     parts.append((text[last:], False))
-    return "".join(wrap(visible(part)) if isolate else html.escape(visible(part), quote)
+    return "".join(wrap(htmltext.escape(part, quote)) if isolate else htmltext.escape(part, quote)
                    for part, isolate in parts if part)
 
 
@@ -99,7 +99,7 @@ def html_text(text, quote=True):
     """`text` for an HTML page, escaped (quotes too unless quote is False), bidirectional
     controls and invisible characters written visibly (errors.visible), its right-to-left
     runs and marked names in <bdi>."""
-    return _apply(text, lambda part: "<bdi>%s</bdi>" % html.escape(part, quote), quote)
+    return _apply(text, lambda escaped: "<bdi>%s</bdi>" % escaped, quote)
 
 
 def plain(text):
