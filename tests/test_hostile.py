@@ -281,6 +281,21 @@ def test_a_tree_1100_levels_deep_is_refused_without_recursion(tmp_path):
         path = os.path.dirname(path)
 
 
+def test_a_reference_folder_1100_levels_deep_is_refused_without_recursion(tmp_path):
+    """The check that every reference file is read (layout.track_files) walks the reference
+    folder as the index walks the submission: with a list, at most 64 levels."""
+    root = sample_phase(tmp_path / "phase", "events")
+    top = path = str(root / "ref" / "events")
+    for _ in range(1100):
+        path = os.path.join(path, "d")
+        os.mkdir(path)
+    run = run_limited(root, timeout=60)
+    assert_clean_failure(run, 2, "ref/events/ nests folders more than 64 levels deep")
+    while path != top:
+        os.rmdir(path)
+        path = os.path.dirname(path)
+
+
 # ------------------------------------------------------------ Pillow 6's bitmap font
 
 

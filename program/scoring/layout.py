@@ -12,6 +12,7 @@ import stat
 from . import names, yamltext
 from .errors import ReferenceDataError
 from .options import brief
+from .unpack import MAX_DEPTH
 
 #: The keys of the status file that the platforms' workers write as res/metadata: Codabench's
 #: prediction step writes it beside the participant's files (compute_worker/compute_worker.py,
@@ -122,14 +123,33 @@ def find_tracks(ref_root, known_kinds, shown_root="ref"):
 
 def track_files(track):
     """Every file under a track's folder but its track.yaml, as '/'-separated paths relative
-    to it, archive litter (names.is_litter) left out, sorted."""
-    found = []
-    for folder, dirnames, filenames in os.walk(track.path):
-        dirnames[:] = sorted(d for d in dirnames if not names.is_litter(d))
-        rel = os.path.relpath(folder, track.path).replace(os.sep, "/")
-        for filename in filenames:
-            if not names.is_litter(filename) and not (rel == "." and filename == "track.yaml"):
-                found.append(filename if rel == "." else rel + "/" + filename)
+    to it, archive litter (names.is_litter) left out, sorted. Walked with a list, not by
+    recursion (os.walk recurses before Python 3.12), at most MAX_DEPTH folders deep, as the
+    submission is (files.index_submission); a link to a folder is not followed."""
+    found, pending = [], [("", 0)]
+    while pending:
+        rel, depth = pending.pop()
+        folder = os.path.join(track.path, *rel.split("/")) if rel else track.path
+        if depth > MAX_DEPTH:
+            raise ReferenceDataError("%s nests folders more than %d levels deep (%s...); the reference data of a "
+                                     "track are the files its kind reads, a few folders deep at most."
+                                     % (track.label, MAX_DEPTH, rel[:120]))
+        try:
+            entries = os.listdir(folder)
+        except OSError as exc:
+            raise ReferenceDataError("%s cannot be listed (%s)." % (track.ref_name(rel) or track.label,
+                                                                     exc.strerror))
+        for name in entries:
+            if names.is_litter(name):
+                continue
+            child = rel + "/" + name if rel else name
+            path = os.path.join(folder, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                pending.append((child, depth + 1))
+            elif os.path.isdir(path):
+                continue  # os.walk's way: a link to a folder is listed as no file and not walked
+            elif not (rel == "" and name == "track.yaml"):
+                found.append(child)
     return sorted(found)
 
 
