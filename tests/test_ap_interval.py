@@ -166,10 +166,9 @@ def test_the_page_compare_py_and_evalai_share_the_interval():
     assert bootstrap.half_widths(view)["map"] == (high - low) / 2.0
 
 
-def test_blocks_other_than_the_classes_are_refused():
-    """The variance is that of draws within (category, true class); a view resampled
-    otherwise would get another interval than its draws give."""
-    view = ranking_view([[1, 0, 1, 0]], [[0.9, 0.8, 0.7, 0.1]])
-    view.block = np.zeros(4, dtype=np.int64)
-    with pytest.raises(ValueError, match="two classes"):
-        bootstrap.ap_intervals(view)
+def test_blocks_other_than_the_classes_sum_their_own_spreads():
+    """The ranking +a, -b, +c resampled as one block of 3 (classes not kept): the influences
+    5/36, -1/9 (= -4/36), -1/36 have mean 0, so the variance is 3/2 x 42/1296 = 7/144."""
+    view = ranking_view([[1, 0, 1]], [[3, 2, 1]])
+    view.block = np.zeros(3, dtype=np.int64)
+    assert variance(view) == pytest.approx(7 / 144.0)

@@ -29,7 +29,7 @@ from collections import OrderedDict
 import numpy as np
 from . import itemview
 from .metrics.quantiles import normal_quantile, t_quantile
-from .metrics.ranking import influence
+from .metrics.ranking import influence, order_keys
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20260
@@ -160,26 +160,33 @@ def ap_intervals(view, key=None, level=LEVEL):
 
 def ap_variance(view, statistic, h):
     """The variance of stratum h's average precision under the bootstrap of weight_chunks
-    (positives drawn among the positives, negatives among the negatives, a block of b items
-    with b - 1 draws), to first order: with g an item's influence (metrics.ranking.influence,
-    the derivative of the AP in the item's weight), b / (b - 1) sum over the block of
-    (g - mean g)^2, summed over the two blocks: the infinitesimal jackknife (Efron and
-    Tibshirani 1993, section 21.3), whose b / (b - 1) is the rescaling of Rao and Wu. Items
-    at one operating point share their influence, so this costs one pass over the points of
-    the ranking the leaderboard's AP already sorted."""
+    (items drawn within their blocks, a block of b items with b - 1 draws), to first order:
+    with g an item's influence (metrics.ranking.influence, the derivative of the AP in the
+    item's weight), b / (b - 1) sum over the block of (g - mean g)^2, summed over the blocks:
+    the infinitesimal jackknife (Efron and Tibshirani 1993, section 21.3), whose b / (b - 1)
+    is the rescaling of Rao and Wu. Items at one operating point share their influence, so
+    where the blocks are the two classes (the events track's) this costs one pass over the
+    points of the ranking the leaderboard's AP already sorted; other blocks need each
+    item's point, a second sort."""
     memo = ("ap_variance", statistic.label, statistic.confidence, h)
     if memo not in view.memo:
         start, end = view.bounds[h]
         positive = view.columns[statistic.label][start:end] > 0
         blocks = view.block[start:end]
-        if (positive.any() and not np.array_equal(blocks == blocks[np.argmax(positive)], positive)) or (
-                not positive.all() and (blocks[~positive] != blocks[np.argmin(positive)]).any()):
-            raise ValueError("an average precision's interval needs its stratum's blocks to be its two classes")
         true_positives, counts = itemview.ranking_counts(view, statistic, h)
         gradient_positive, gradient_negative = influence(true_positives, counts)
-        hits = np.diff(np.concatenate(([0], true_positives))).astype(np.float64)
-        others = np.diff(np.concatenate(([0], counts))).astype(np.float64) - hits
-        view.memo[memo] = _spread(hits, gradient_positive) + _spread(others, gradient_negative)
+        if (not positive.any() or np.array_equal(blocks == blocks[np.argmax(positive)], positive)) and (
+                positive.all() or (blocks[~positive] == blocks[np.argmin(positive)]).all()):
+            hits = np.diff(np.concatenate(([0], true_positives))).astype(np.float64)
+            others = np.diff(np.concatenate(([0], counts))).astype(np.float64) - hits
+            view.memo[memo] = _spread(hits, gradient_positive) + _spread(others, gradient_negative)
+        else:
+            keys = order_keys(view.columns[statistic.confidence][start:end])
+            distinct = np.unique(keys)
+            point = distinct.shape[0] - 1 - np.searchsorted(distinct, keys)  # 0: the highest confidence
+            gradient = np.where(positive, gradient_positive[point], gradient_negative[point])
+            view.memo[memo] = sum(_spread(np.ones(int(np.sum(blocks == b))), gradient[blocks == b])
+                                  for b in np.unique(blocks))
     return view.memo[memo]
 
 
