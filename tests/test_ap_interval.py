@@ -28,6 +28,15 @@ def ranking_view(labels, confidences):
                     block=block, unit="image")
 
 
+def gradients(labels, confidences):
+    """metrics.ranking.influence of a ranking, spread over all its operating points:
+    (positive, negative) derivatives at each point."""
+    true_positives, counts = ranked_counts(np.asarray(labels) > 0, np.asarray(confidences, dtype=float))
+    kept, positive, negative = influence(true_positives, counts)
+    at = np.searchsorted(kept, np.arange(counts.shape[0]))
+    return np.append(positive, 0.0)[at], np.append(negative, 0.0)[at]
+
+
 def variance(view, h=0):
     return bootstrap.ap_variance(view, view.scores["map"].statistic, h)
 
@@ -42,7 +51,7 @@ def test_a_ranking_worked_by_hand():
     block of 2: 2/1 x ((3/36)^2 + (3/36)^2) = 1/36; the negatives' block of one item never
     varies. se 1/6, logit(5/6) = ln 5, df = 2 positives - 1 category."""
     view = ranking_view([[1, 0, 1]], [[3, 2, 1]])
-    positive, negative = influence(*ranked_counts(np.array([True, False, True]), np.array([3.0, 2.0, 1.0])))
+    positive, negative = gradients([1, 0, 1], [3, 2, 1])
     assert positive[0] == pytest.approx(5 / 36.0) and positive[2] == pytest.approx(-1 / 36.0)
     assert negative[1] == pytest.approx(-1 / 9.0)
     assert variance(view) == pytest.approx(1 / 36.0)
@@ -60,7 +69,7 @@ def test_a_tie_worked_by_hand():
     by the quotient rule); variance 2 x 2 x (3/72)^2 = 1/144."""
     view = ranking_view([[1, 0, 1]], [[2, 1, 1]])
     assert aggregate(view)["map"][0] == pytest.approx(11 / 12.0)
-    positive, negative = influence(*ranked_counts(np.array([True, False, True]), np.array([2.0, 1.0, 1.0])))
+    positive, negative = gradients([1, 0, 1], [2, 1, 1])
     assert positive.tolist() == pytest.approx([5 / 72.0, -1 / 72.0])
     assert negative[1] == pytest.approx(-1 / 18.0)
     assert variance(view) == pytest.approx(1 / 144.0)
@@ -82,8 +91,7 @@ def test_the_influence_is_the_derivative_of_the_weighted_ap(seed):
     labels = (rng.rand(n) < 0.4).astype(float)
     labels[0] = 1
     confidences = np.round(rng.rand(n) + labels * 0.5, 1)
-    true_positives, counts = ranked_counts(labels > 0, confidences)
-    positive, negative = influence(true_positives, counts)
+    positive, negative = gradients(labels, confidences)
     point = np.searchsorted(-np.unique(confidences)[::-1], -confidences)  # each item's operating point
     ones = np.ones(n)
     at_one = weighted_ap(labels, confidences, ones)

@@ -174,17 +174,19 @@ def ap_variance(view, statistic, h):
         positive = view.columns[statistic.label][start:end] > 0
         blocks = view.block[start:end]
         true_positives, counts = itemview.ranking_counts(view, statistic, h)
-        gradient_positive, gradient_negative = influence(true_positives, counts)
+        kept, gradient_positive, gradient_negative = influence(true_positives, counts)
         if (not positive.any() or np.array_equal(blocks == blocks[np.argmax(positive)], positive)) and (
                 positive.all() or (blocks[~positive] == blocks[np.argmin(positive)]).all()):
-            hits = np.diff(np.concatenate(([0], true_positives))).astype(np.float64)
-            others = np.diff(np.concatenate(([0], counts))).astype(np.float64) - hits
-            view.memo[memo] = _spread(hits, gradient_positive) + _spread(others, gradient_negative)
+            hits = np.diff(np.concatenate(([0], true_positives[kept]))).astype(np.float64)
+            negatives = np.concatenate(([0], counts[kept] - true_positives[kept], [counts[-1] - true_positives[-1]]))
+            view.memo[memo] = _spread(hits, gradient_positive) + _spread(
+                np.diff(negatives).astype(np.float64), np.concatenate((gradient_negative, [0.0])))
         else:
             keys = order_keys(view.columns[statistic.confidence][start:end])
             distinct = np.unique(keys)
             point = distinct.shape[0] - 1 - np.searchsorted(distinct, keys)  # 0: the highest confidence
-            gradient = np.where(positive, gradient_positive[point], gradient_negative[point])
+            at = np.searchsorted(kept, point)  # the first kept point at or below the item's
+            gradient = np.where(positive, np.append(gradient_positive, 0.0)[at], np.append(gradient_negative, 0.0)[at])
             view.memo[memo] = sum(_spread(np.ones(int(np.sum(blocks == b))), gradient[blocks == b])
                                   for b in np.unique(blocks))
     return view.memo[memo]
@@ -196,8 +198,8 @@ def _spread(multiplicity, gradient):
     size = float(multiplicity.sum())
     if size < 2:
         return 0.0
-    centred = gradient - multiplicity.dot(gradient) / size
-    return float(multiplicity.dot(centred * centred) * size / (size - 1.0))
+    centred = gradient - np.sum(multiplicity * gradient) / size  # sums, not BLAS's dot: no threads
+    return float(np.sum(multiplicity * centred * centred) * size / (size - 1.0))
 
 
 def score_samples(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
