@@ -8,7 +8,7 @@ intervals (bootstrap.participant_intervals: the participant's page, whose interv
 compare.py's) and paired tests (analysis.paired_tests, compare.py's):
 
   events          8 categories x 100 images, 5 positives per category (average precision);
-                  events-2-positives, -3-positives, -20-positives: as many positives;
+                  events-1-positive, -2-, -3-, -20-positives: as many positives;
                   events-ties: confidences to one decimal; events-high: positives
                   separated by 3 SD (map near 0.87); events-large: 50 categories x 2,000
                   images, 10 positives each
@@ -70,6 +70,7 @@ def events_view(rng, categories=CATEGORIES, images=IMAGES, positives=POSITIVES, 
 #: The events settings: name -> events_view's arguments but the generator.
 EVENTS = OrderedDict([
     ("events", {}),
+    ("events-1-positive", {"positives": 1}),  # no interval from these draws can see which image it is
     ("events-2-positives", {"positives": 2}),
     ("events-3-positives", {"positives": 3}),
     ("events-20-positives", {"positives": 20}),

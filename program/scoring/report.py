@@ -278,9 +278,10 @@ def interval_lines(result):
     target = ("Where your score on an unlimited test set of this kind would lie" if ratio else
               "Where your expected score on test sets of this size lies (with few positives, average precision "
               "runs above a larger test set's)")
+    method = "a bootstrap over the test %ss" if ratio else "the variance of a bootstrap over the test %ss"
     lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-             '<p class="reading">%s, about 95 times in 100 (a bootstrap over the test %ss).</p>'
-             % (key, charts.number(low), charts.number(high), target, webpage.text(unit)))
+             '<p class="reading">%s, about 95 times in 100 (%s).</p>'
+             % (key, charts.number(low), charts.number(high), target, method % webpage.text(unit)))
     if result.prediction is not None:
         p_low, p_high = result.prediction
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
