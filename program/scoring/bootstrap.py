@@ -163,7 +163,7 @@ def ap_variance(view, statistic, h):
     (items drawn within their blocks, a block of b items with b - 1 draws), to first order:
     with g an item's influence (metrics.ranking.influence, the derivative of the AP in the
     item's weight), b / (b - 1) sum over the block of (g - mean g)^2, summed over the blocks:
-    the infinitesimal jackknife (Efron and Tibshirani 1993, section 21.3), whose b / (b - 1)
+    the infinitesimal jackknife (Efron and Tibshirani 1993, chapter 21), whose b / (b - 1)
     is the rescaling of Rao and Wu. Items at one operating point share their influence, so
     where the blocks are the two classes (the events track's) this costs one pass over the
     points of the ranking the leaderboard's AP already sorted; other blocks need each
