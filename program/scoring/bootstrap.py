@@ -168,28 +168,23 @@ def ap_variance(view, statistic, h):
     where the blocks are the two classes (the events track's) this costs one pass over the
     points of the ranking the leaderboard's AP already sorted; other blocks need each
     item's point, a second sort."""
-    memo = ("ap_variance", statistic.label, statistic.confidence, h)
-    if memo not in view.memo:
-        start, end = view.bounds[h]
-        positive = view.columns[statistic.label][start:end] > 0
-        blocks = view.block[start:end]
-        true_positives, counts = itemview.ranking_counts(view, statistic, h)
-        kept, gradient_positive, gradient_negative = influence(true_positives, counts)
-        if (not positive.any() or np.array_equal(blocks == blocks[np.argmax(positive)], positive)) and (
-                positive.all() or (blocks[~positive] == blocks[np.argmin(positive)]).all()):
-            hits = np.diff(np.concatenate(([0], true_positives[kept]))).astype(np.float64)
-            negatives = np.concatenate(([0], counts[kept] - true_positives[kept], [counts[-1] - true_positives[-1]]))
-            view.memo[memo] = _spread(hits, gradient_positive) + _spread(
-                np.diff(negatives).astype(np.float64), np.concatenate((gradient_negative, [0.0])))
-        else:
-            keys = order_keys(view.columns[statistic.confidence][start:end])
-            distinct = np.unique(keys)
-            point = distinct.shape[0] - 1 - np.searchsorted(distinct, keys)  # 0: the highest confidence
-            at = np.searchsorted(kept, point)  # the first kept point at or below the item's
-            gradient = np.where(positive, np.append(gradient_positive, 0.0)[at], np.append(gradient_negative, 0.0)[at])
-            view.memo[memo] = sum(_spread(np.ones(int(np.sum(blocks == b))), gradient[blocks == b])
-                                  for b in np.unique(blocks))
-    return view.memo[memo]
+    start, end = view.bounds[h]
+    positive = view.columns[statistic.label][start:end] > 0
+    blocks = view.block[start:end]
+    true_positives, counts = itemview.ranking_counts(view, statistic, h)
+    kept, gradient_positive, gradient_negative = influence(true_positives, counts)
+    if (not positive.any() or np.array_equal(blocks == blocks[np.argmax(positive)], positive)) and (
+            positive.all() or (blocks[~positive] == blocks[np.argmin(positive)]).all()):
+        hits = np.diff(np.concatenate(([0], true_positives[kept]))).astype(np.float64)
+        negatives = np.concatenate(([0], counts[kept] - true_positives[kept], [counts[-1] - true_positives[-1]]))
+        return _spread(hits, gradient_positive) + _spread(np.diff(negatives).astype(np.float64),
+                                                          np.concatenate((gradient_negative, [0.0])))
+    keys = order_keys(view.columns[statistic.confidence][start:end])
+    distinct = np.unique(keys)
+    point = distinct.shape[0] - 1 - np.searchsorted(distinct, keys)  # 0: the highest confidence
+    at = np.searchsorted(kept, point)  # the first kept point at or below the item's
+    gradient = np.where(positive, np.append(gradient_positive, 0.0)[at], np.append(gradient_negative, 0.0)[at])
+    return sum(_spread(np.ones(int(np.sum(blocks == b))), gradient[blocks == b]) for b in np.unique(blocks))
 
 
 def _spread(multiplicity, gradient):
