@@ -7,7 +7,11 @@ Score statistics) and scored by the real aggregation (itemview.aggregate) and th
 intervals (bootstrap.participant_intervals: the participant's page, whose interval is
 compare.py's) and paired tests (analysis.paired_tests, compare.py's):
 
-  events          8 categories x 100 images, 5 positives per category (average precision)
+  events          8 categories x 100 images, 5 positives per category (average precision);
+                  events-1-positive, -2-, -3-, -20-positives: as many positives;
+                  events-ties: confidences to one decimal; events-high: positives
+                  separated by 3 SD (map near 0.87); events-large: 50 categories x 2,000
+                  images, 10 positives each
   lines           3 manuscripts x 6 pages, heavy-tailed page line IU (a page fails, IU
                   near 0, with probability 0.2)
   lines-rare      the same with failures one page in ten
@@ -17,8 +21,8 @@ compare.py's) and paired tests (analysis.paired_tests, compare.py's):
 
 For each: the share of replicates whose 95% interval holds the expected score (the mean
 of the score over test sets of this kind: exact for a mean, from 20,000 test sets for
-average precision), and the share whose prediction interval holds the score of a second
-test set drawn independently. For the paired test of line IU: its rejection rate at 0.05
+average precision, 2,000 for events-large), and the share whose prediction interval holds
+the score of a second test set drawn independently. For the paired test of line IU: its rejection rate at 0.05
 and 0.01 under the weak null (a steady submission against a heavy-tailed one with the
 same expected page IU in every manuscript) and its power (the steady one better by 0.1
 and 0.2 in expected page IU), beside those of the sign-flip test alone; and the paired
@@ -31,6 +35,7 @@ table) is the default: 1,000 replicates of 1,000 resamples.
 import argparse
 import os
 import sys
+from collections import OrderedDict
 
 import numpy as np
 
@@ -46,19 +51,34 @@ from scoring.metrics import significance  # noqa: E402
 CATEGORIES, IMAGES, POSITIVES, SEPARATION = 8, 100, 5, 1.5
 
 
-def events_view(rng):
+def events_view(rng, categories=CATEGORIES, images=IMAGES, positives=POSITIVES, separation=SEPARATION,
+                decimals=2):
     """Per category, 5 positives of 100 images; confidence N(1.5 label, 1), rounded to 2
     decimals (ties, as submissions write them). The events track's view: strata the
     categories, blocks (category, true class)."""
-    labels = np.zeros((CATEGORIES, IMAGES))
-    labels[:, :POSITIVES] = 1
-    confidence = np.round(labels * SEPARATION + rng.randn(CATEGORIES, IMAGES), 2)
-    block = 2 * np.repeat(np.arange(CATEGORIES), IMAGES) + labels.ravel().astype(int)
-    n = CATEGORIES * IMAGES
-    return ItemView(["c%d" % h for h in range(CATEGORIES)], [IMAGES] * CATEGORIES, [str(i) for i in range(n)],
+    labels = np.zeros((categories, images))
+    labels[:, :positives] = 1
+    confidence = np.round(labels * separation + rng.randn(categories, images), decimals)
+    block = 2 * np.repeat(np.arange(categories), images) + labels.ravel().astype(int)
+    n = categories * images
+    return ItemView(["c%d" % h for h in range(categories)], [images] * categories, [str(i) for i in range(n)],
                     {"label": labels.ravel(), "confidence": confidence.ravel()},
                     [("map", Score(AveragePrecision("label", "confidence"), ranked=True))], "map", ["label"],
                     block=block, unit="image")
+
+
+#: The events settings: name -> events_view's arguments but the generator.
+EVENTS = OrderedDict([
+    ("events", {}),
+    ("events-1-positive", {"positives": 1}),  # no interval from these draws can see which image it is
+    ("events-2-positives", {"positives": 2}),
+    ("events-3-positives", {"positives": 3}),
+    ("events-20-positives", {"positives": 20}),
+    ("events-ties", {"decimals": 1}),  # confidences to one decimal: about 40 images share a value
+    ("events-high", {"separation": 3.0}),  # map near 0.87: AP's bound at 1 near
+    ("events-large", {"categories": 50, "images": 2000, "positives": 10}),
+])
+TRUTH_DRAWS = {"events-large": 2000}  # test sets averaged for the expected map (else 20,000)
 
 
 MANUSCRIPTS, PAGES = 3, 6
@@ -115,19 +135,21 @@ def authentication_view(rng, fixed=False):
                     "uar", ["one"], block=np.concatenate(block), unit="image")
 
 
-def expected_map(draws=20000, seed=1):
-    """The expected mAP of a test set of the events setting, from `draws` test sets."""
+def expected_map(draws=20000, seed=1, setting="events"):
+    """The expected mAP of a test set of an events setting, from `draws` test sets."""
     rng = np.random.RandomState(seed)
-    return float(np.mean([aggregate(events_view(rng))["map"][0] for _ in range(draws)]))
+    arguments = EVENTS[setting]
+    return float(np.mean([aggregate(events_view(rng, **arguments))["map"][0] for _ in range(draws)]))
 
 
-SETTINGS = {
-    "events": (events_view, None),
-    "lines": (lambda rng: lines_view(heavy_pages(rng)), float(np.mean(MEANS))),
-    "lines-rare": (lambda rng: lines_view(heavy_pages(rng, failure=RARE)), float(np.mean(MEANS))),
-    "authentication": (authentication_view, (RIGHT[True] + RIGHT[False]) / 2.0),
-    "authentication-fixed": (lambda rng: authentication_view(rng, True), (RIGHT[True] + RIGHT[False]) / 2.0),
-}
+SETTINGS = OrderedDict(
+    [(name, (lambda rng, arguments=arguments: events_view(rng, **arguments), None))
+     for name, arguments in EVENTS.items()] + [
+        ("lines", (lambda rng: lines_view(heavy_pages(rng)), float(np.mean(MEANS)))),
+        ("lines-rare", (lambda rng: lines_view(heavy_pages(rng, failure=RARE)), float(np.mean(MEANS)))),
+        ("authentication", (authentication_view, (RIGHT[True] + RIGHT[False]) / 2.0)),
+        ("authentication-fixed", (lambda rng: authentication_view(rng, True), (RIGHT[True] + RIGHT[False]) / 2.0)),
+    ])
 
 
 # -- measurements -----------------------------------------------------------------------------
@@ -142,7 +164,8 @@ def coverage(name, replicates, resamples, seed=5, truth=None):
     """(coverage of the expected score, coverage of a second test set's score by the
     prediction interval) of the setting's 95% intervals over `replicates` test sets."""
     make, known = SETTINGS[name]
-    target = known if known is not None else (truth if truth is not None else expected_map())
+    target = known if known is not None else (truth if truth is not None else expected_map(
+        TRUTH_DRAWS.get(name, 20000), setting=name))
     rng = np.random.RandomState(seed)
     expected, predicted = [], []
     for replicate in range(replicates):

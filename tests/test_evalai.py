@@ -444,7 +444,7 @@ def test_half_widths_are_zero_when_every_resample_scores_the_same():
 def test_half_widths_of_ratios_come_from_compare_pys_draws():
     """The +- of a ratio is half the interval compare.py computes from the same draws
     (drawn a stratum and some resamples at a time); an average precision's from the
-    first-order variance of the same bootstrap (tests/test_participant_interval.py)."""
+    first-order variance of the same bootstrap (tests/test_ap_interval.py)."""
     rng = np.random.RandomState(5)
     sizes = [7, 1, 12]
     n = sum(sizes)

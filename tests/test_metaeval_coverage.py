@@ -1,7 +1,7 @@
 """Intervals that cover: a seeded simulation of test sets drawn like the tracks' (few pages
 per manuscript, a few hundred images per subset, images within categories), each scored
-and bootstrapped as compare.py does; the 95% intervals must cover the target 93% to 97%
-of the time. Deterministic (fixed seeds), a few seconds."""
+and given the participant's interval (compare.py's); the 95% intervals must cover the
+target 93% to 97% of the time. Deterministic (fixed seeds), a few seconds."""
 
 import numpy as np
 import pytest
@@ -17,9 +17,7 @@ def coverage(make, target, replicates=REPLICATES):
     hits = 0
     for replicate in range(replicates):
         view = make(rng)
-        estimate = aggregate(view)[view.primary]
-        samples = aggregate(view, bootstrap.draw_weights(view, RESAMPLES, replicate))[view.primary]
-        low, high = bootstrap.interval(samples, estimate[0], bootstrap.degrees_of_freedom(view, view.primary))
+        (low, high), _ = bootstrap.participant_intervals(view, view.primary, RESAMPLES, replicate)
         hits += bool(low <= target <= high)
     return hits / float(replicates)
 
@@ -73,8 +71,8 @@ def test_images_within_subsets():
 def test_images_within_categories():
     """AP of a finite test set is a biased estimate of the population's (upward, about 0.05
     with 20 positives): the target is the expected map of a test set of this size, which is
-    what a leaderboard on such a test set estimates (computed here by simulation). Without
-    the widening by the positives' degrees of freedom this interval covers about 92%."""
+    what a leaderboard on such a test set estimates (computed here by simulation). The
+    interval is the page's: from the AP's standard error, without draws."""
     rng = np.random.RandomState(99)
     target = np.mean([aggregate(categories(rng))["map"][0] for _ in range(400)])
     assert 0.93 <= coverage(categories, target, 200) <= 0.97

@@ -5,16 +5,22 @@ and compare.py draw the same resamples and compute the same interval with this m
 Items are drawn with replacement within their resampling block (the view's `block`: a
 subset, a manuscript, a category and true class), so every stratum keeps its items and
 every block its size; the same draws serve every submission, so ranks and differences
-are compared on the same resamples. A resample is a matrix of draw counts, and every
-score is recomputed from it by itemview.aggregate (no item is re-scored).
+are compared on the same resamples. A resample is a matrix of draw counts, from which
+itemview.aggregate recomputes a score (no item is re-scored): every score of compare.py's
+ranks and paired differences, and the interval of every score but average precision.
 
 Small blocks: a block of b items gets b - 1 draws (the rescaled bootstrap of Rao and Wu,
 1988, with m = b - 1), which makes the bootstrap variance of a block mean the unbiased
 one, s^2 / b, instead of (b - 1) / b of it; the percentile interval is then widened about
 the estimate by t(0.975, N - B) / z(0.975), N items in B blocks, so that a score averaged
 over few pages keeps its coverage. With hundreds of items both corrections vanish.
-bench/coverage.py measures the coverage of the expected score and of a second test
-set's score (the prediction interval) at the sizes of competitions."""
+
+Average precision's interval is computed without draws: the variance these draws would
+give it, to first order (the infinitesimal jackknife, from each item's influence on the
+AP), in one pass over the ranking the leaderboard's AP already sorted, then an interval
+on the logit scale (ap_intervals). Drawing it cost a random number per image, category and
+resample. bench/coverage.py measures the coverage of the expected score and of a second
+test set's score (the prediction interval) at the sizes of competitions."""
 
 import functools
 import json
@@ -23,6 +29,7 @@ from collections import OrderedDict
 import numpy as np
 from . import itemview
 from .metrics.quantiles import normal_quantile, t_quantile
+from .metrics.ranking import influence, order_keys
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20260
@@ -84,9 +91,12 @@ def score_interval(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEE
 
 
 def participant_intervals(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
-    """(interval, prediction interval) of one score, each (low, high), from one pass of the
-    draws: what the participant's page shows."""
+    """(interval, prediction interval) of one score, each (low, high): what the participant's
+    page shows. An average precision's from its standard error (ap_intervals), any other
+    score's from one pass of the draws."""
     key = key or view.primary
+    if drawless(view.scores[key]):
+        return ap_intervals(view, key)
     estimates, samples = score_samples(view, [key], resamples, seed, rows)
     df, bounds = degrees_of_freedom(view, key), view.scores[key].bounds
     low, high = interval(samples[key], estimates[key], df, LEVEL, bounds)
@@ -96,18 +106,100 @@ def participant_intervals(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFA
 
 def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100, level=LEVEL):
     """key -> (low, high), the `level` interval of each score of one submission's view:
-    compare.py's interval for that submission (score_samples, then interval)."""
-    estimates, samples = score_samples(view, keys, resamples, seed, rows)
+    compare.py's interval for that submission (ap_intervals for an average precision,
+    else score_samples, then interval)."""
+    keys = list(keys or view.scores)
+    drawn = [key for key in keys if not drawless(view.scores[key])]
+    estimates, samples = score_samples(view, drawn, resamples, seed, rows) if drawn else ({}, {})
     out = OrderedDict()
-    for key, values in samples.items():
-        low, high = interval(values, estimates[key], degrees_of_freedom(view, key), level, view.scores[key].bounds)
+    for key in keys:
+        if key not in samples:
+            out[key] = ap_intervals(view, key, level)[0]
+            continue
+        low, high = interval(samples[key], estimates[key], degrees_of_freedom(view, key), level,
+                             view.scores[key].bounds)
         out[key] = (float(low), float(high))
     return out
 
 
+def drawless(score):
+    """Whether a score's interval comes from its standard error, without draws (an average
+    precision: ap_intervals), rather than from the resamples."""
+    return score.statistic.kind == "average_precision"
+
+
+def ap_intervals(view, key=None, level=LEVEL):
+    """(interval, prediction interval), each (low, high), of an average-precision score (one
+    category's, or the mean over categories) from its standard error: the stratified
+    bootstrap's variance, without drawing it (ap_variance), categories independent, so the
+    mean's variance is the sum of theirs over C^2. On the logit scale, where an AP near 0 or
+    1 is far less skewed (the logit interval of Boyd, Eng and Page, Area under the
+    precision-recall curve: point estimates and confidence intervals, ECML PKDD 2013):
+    logit(AP) -/+ t(df) se / (AP (1 - AP)), df as degrees_of_freedom; the prediction
+    interval for a second test set of the same size with sqrt(2) times that half-width (the
+    two scores vary independently about one expectation). An AP of 1 or a zero standard
+    error (every resample would score the same) gives the point itself."""
+    key = key or view.primary
+    score = view.scores[key]
+    strata = range(len(view.strata)) if score.stratum is None else [score.stratum]
+    estimate = float(itemview.aggregate(view, keys=[key])[key][0])
+    variance = sum(ap_variance(view, score.statistic, h) for h in strata) / max(len(strata), 1) ** 2
+    critical = critical_value(degrees_of_freedom(view, key), level)
+    out = []
+    for factor in (1.0, np.sqrt(2.0)):
+        if variance <= 0 or not 0.0 < estimate < 1.0:
+            low = high = estimate
+        else:
+            centre = np.log(estimate / (1.0 - estimate))
+            half = factor * critical * np.sqrt(variance) / (estimate * (1.0 - estimate))
+            low, high = 1.0 / (1.0 + np.exp(half - centre)), 1.0 / (1.0 + np.exp(-centre - half))
+        low, high = _clip(low, high, score.bounds)
+        out.append((float(low), float(high)))
+    return tuple(out)
+
+
+def ap_variance(view, statistic, h):
+    """The variance of stratum h's average precision under the bootstrap of weight_chunks
+    (items drawn within their blocks, a block of b items with b - 1 draws), to first order:
+    with g an item's influence (metrics.ranking.influence, the derivative of the AP in the
+    item's weight), b / (b - 1) sum over the block of (g - mean g)^2, summed over the blocks:
+    the infinitesimal jackknife (Efron and Tibshirani 1993, chapter 21), whose b / (b - 1)
+    is the rescaling of Rao and Wu. Items at one operating point share their influence, so
+    where the blocks are the two classes (the events track's) this costs one pass over the
+    points of the ranking the leaderboard's AP already sorted; other blocks need each
+    item's point, a second sort."""
+    start, end = view.bounds[h]
+    positive = view.columns[statistic.label][start:end] > 0
+    blocks = view.block[start:end]
+    true_positives, counts = itemview.ranking_counts(view, statistic, h)
+    kept, gradient_positive, gradient_negative = influence(true_positives, counts)
+    if (not positive.any() or np.array_equal(blocks == blocks[np.argmax(positive)], positive)) and (
+            positive.all() or (blocks[~positive] == blocks[np.argmin(positive)]).all()):
+        hits = np.diff(np.concatenate(([0], true_positives[kept]))).astype(np.float64)
+        negatives = np.concatenate(([0], counts[kept] - true_positives[kept], [counts[-1] - true_positives[-1]]))
+        return _spread(hits, gradient_positive) + _spread(np.diff(negatives).astype(np.float64),
+                                                          np.concatenate((gradient_negative, [0.0])))
+    keys = order_keys(view.columns[statistic.confidence][start:end])
+    distinct = np.unique(keys)
+    point = distinct.shape[0] - 1 - np.searchsorted(distinct, keys)  # 0: the highest confidence
+    at = np.searchsorted(kept, point)  # the first kept point at or below the item's
+    gradient = np.where(positive, np.append(gradient_positive, 0.0)[at], np.append(gradient_negative, 0.0)[at])
+    return sum(_spread(np.ones(int(np.sum(blocks == b))), gradient[blocks == b]) for b in np.unique(blocks))
+
+
+def _spread(multiplicity, gradient):
+    """b / (b - 1) sum (g - mean g)^2 over a block of b items, `multiplicity` of them at each
+    value of g; 0 for a block of one item (drawn once, it never varies)."""
+    size = float(multiplicity.sum())
+    if size < 2:
+        return 0.0
+    centred = gradient - np.sum(multiplicity * gradient) / size  # sums, not BLAS's dot: no threads
+    return float(np.sum(multiplicity * centred * centred) * size / (size - 1.0))
+
+
 def score_samples(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, rows=100):
     """(key -> leaderboard value, key -> (resamples,) bootstrap values) of one submission's
-    view: every statistic (ratio or average precision) recomputed on compare.py's draws
+    view: every statistic (a ratio, or an average precision) recomputed on compare.py's draws
     (weight_chunks: the same seed and resamples, so the same values compare.py resamples),
     a stratum and `rows` resamples at a time, so that memory holds one rows x
     items-of-a-stratum matrix; every key of a statistic comes from one pass."""
@@ -182,11 +274,10 @@ def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
     and q-, q+ their percentiles, [estimate - f (m - q-), estimate + f (q+ - m)].
 
     Recentring keeps the interval about the leaderboard's own value when the resamples
-    sit off it (average precision: a resample repeats images, and repeated positives tie,
-    so its AP runs above the estimate); for a mean, m is the estimate and this is the
-    plain percentile interval. The target is the score's expected value on a test set
-    drawn like this one (AP of a finite set is biased upward as an estimate of the
-    population's AP; no interval here removes that bias)."""
+    sit off it (a difference of average precisions in compare.py's paired intervals: a
+    resample repeats images, and repeated positives tie, so its AP runs above the
+    estimate); for a mean, m is the estimate and this is the plain percentile interval.
+    The target is the score's expected value on a test set drawn like this one."""
     samples = np.asarray(samples, dtype=np.float64)
     tail = (1 - level) / 2 * 100
     low, middle, high = np.percentile(samples, [tail, 50, 100 - tail], axis=0)

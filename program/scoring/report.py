@@ -278,15 +278,18 @@ def interval_lines(result):
     target = ("Where your score on an unlimited test set of this kind would lie" if ratio else
               "Where your expected score on test sets of this size lies (with few positives, average precision "
               "runs above a larger test set's)")
+    method = "a bootstrap over the test %ss" if ratio else "the variance of a bootstrap over the test %ss"
     lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-             '<p class="reading">%s, about 95 times in 100 (a bootstrap over the test %ss).</p>'
-             % (key, charts.number(low), charts.number(high), target, webpage.text(unit)))
+             '<p class="reading">%s, about 95 times in 100 (%s).</p>'
+             % (key, charts.number(low), charts.number(high), target, method % webpage.text(unit)))
     if result.prediction is not None:
         p_low, p_high = result.prediction
+        measured = ("93 to 95 times in 100 (measured by simulation)" if ratio else
+                    "94 to 97 times in 100 (measured by simulation, with two positive images or more per category)")
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
-                  '<b>%s</b></p><p class="reading">Your score there falls in this range 93 to 95 times in 100 '
-                  '(measured by simulation); submissions whose ranges overlap much may swap places.</p>'
-                  % (key, charts.number(p_low), charts.number(p_high)))
+                  '<b>%s</b></p><p class="reading">Your score there falls in this range %s; submissions whose '
+                  'ranges overlap much may swap places.</p>'
+                  % (key, charts.number(p_low), charts.number(p_high), measured))
     return lines
 
 

@@ -354,8 +354,7 @@ def _confidence(track, views, board, options):
     for column, view in enumerate(views):
         for key, values in itemview.aggregate(view, weights, ranked).items():
             samples[key][:, column] = values
-    intervals = OrderedDict((k, bootstrap.interval(s, board.values[k], df[k], bounds=track.scores[k].bounds))
-                            for k, s in samples.items())
+    intervals = OrderedDict((k, _intervals(views, k, s, board.values[k], df[k])) for k, s in samples.items())
     sample_keys = OrderedDict((k, resample_keys(views, k, samples[k], weights)) for k in ranked)
     ranks = bootstrap.competition_ranks(sample_keys[track.primary])
     size = len(views)
@@ -365,6 +364,16 @@ def _confidence(track, views, board, options):
         weights, options.resamples, options.seed, df, OrderedDict((k, bootstrap.widening(d)) for k, d in df.items()),
         [(s, int(n)) for s, n in zip(views[0].strata, views[0].sizes) if n < 10], samples, intervals, sample_keys,
         np.median(ranks, axis=0), bootstrap.rank_interval(ranks), frequency)
+
+
+def _intervals(views, key, samples, values, df):
+    """(low, high) arrays of each submission's interval of `key`: the participant's page's
+    (bootstrap.ap_intervals for an average precision, without the draws; else the
+    percentile interval of the samples)."""
+    if bootstrap.drawless(views[0].scores[key]):
+        pairs = np.array([bootstrap.ap_intervals(view, key)[0] for view in views]).reshape(-1, 2)
+        return pairs[:, 0], pairs[:, 1]
+    return bootstrap.interval(samples, values, df, bounds=views[0].scores[key].bounds)
 
 
 # -- significance -----------------------------------------------------------------------------

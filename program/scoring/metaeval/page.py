@@ -10,7 +10,7 @@ import unicodedata
 import numpy as np
 
 from ..csvtext import csv_text
-from .. import webpage
+from .. import bootstrap, webpage
 from . import analysis, challenger, charts, latex
 
 PAIR_TABLE_LIMIT = 20  # up to this many submissions the report lists every pair; beyond, pairs.csv does
@@ -307,6 +307,18 @@ def _range(a, key, values):
     return (low if low is not None else data_low - pad, high if high is not None else data_high + pad)
 
 
+def _drawless(a):
+    """The clause naming the scores whose interval comes from a standard error instead of
+    the draws (bootstrap.drawless: average precision), or nothing."""
+    keys = [k for k in a.ranked if bootstrap.drawless(a.scores[k])]
+    if not keys:
+        return ""
+    return ("; the interval of %s (an average precision) comes instead from the same bootstrap's variance, "
+            "to first order and computed without drawing it (each %s's influence on the AP: the infinitesimal "
+            "jackknife), on the logit scale: logit(score) -/+ t(df) x its standard error, mapped back; the "
+            "intervals of its differences are percentile intervals as above" % (", ".join(keys), a.unit))
+
+
 def _confidence(doc, a, anchor, name):
     doc.heading(3, "Scores with 95% intervals", anchor + "-confidence")
     order = _order(a)
@@ -315,7 +327,7 @@ def _confidence(doc, a, anchor, name):
         "(stratum and, where the view has one, true class), each block of b items with b - 1 draws (Rao and "
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
-        "score's range. Each interval holds the submission's expected score (the mean of its scores over test "
+        "score's range%s. Each interval holds the submission's expected score (the mean of its scores over test "
         "sets drawn like this one: for a mean over items, what an unlimited test set of this kind would give; "
         "for an average precision, the expectation at this test set's size, above a large one's) about 95 times "
         "in 100, as "
@@ -324,7 +336,7 @@ def _confidence(doc, a, anchor, name):
         "Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
             a.confidence.resamples, a.confidence.seed, a.unit,
             "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.confidence.widening[k], a.confidence.df[k])
-                      for k in a.ranked)))
+                      for k in a.ranked), _drawless(a)))
     if a.confidence.small_strata:
         doc.paragraph("Small strata (fewer than 10 %ss): %s; their intervals rest on few items." % (
             a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))

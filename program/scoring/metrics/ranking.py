@@ -136,3 +136,54 @@ def area_from_counts(true_positives, counts):
     terms = np.zeros(m)
     terms[adds] = (tp / positives - recall_before) * (envelope + envelope_before)
     return float(np.sum(terms) / 2.0)
+
+
+def influence(true_positives, counts):
+    """(kept, positive, negative): the derivative of the AP of ranked_counts' operating points
+    with respect to the weight of one item, every item weighing 1. kept: the points where
+    the AP can change (those that add a positive, and the point before each, as in
+    area_from_counts), ascending; positive[i]: a positive item's derivative at point
+    kept[i]; negative[i]: a negative item's at any point after kept[i - 1] up to kept[i];
+    a negative item below kept[-1] has none (0).
+
+    An item of weight w counts w times in the counts of every point at or below its own and,
+    if positive, in the number of positives; the AP is the area above, so
+
+        AP = sum_i (TP_i - TP_{i-1}) (p*_{i-1} + p*_i) / (2 P),   p_i = TP_i / N_i,
+
+    and an item's derivative collects, over the points at or below its own, the terms of
+    TP_i and N_i through each p_i that is some point's envelope p*_j, plus that of P.
+    Suffix sums over the kept points give every derivative in one pass: the envelope of a
+    kept point is reached at a kept point, and the points between two kept ones add no
+    positive. Where two points share the envelope's maximum (a kink), the earlier one is
+    taken: a one-sided derivative.
+
+    This is the influence function of the AP (Hampel 1974) in the empirical distribution of
+    each class, which gives its infinitesimal jackknife variance (Jaeckel 1972; Efron 1982,
+    The Jackknife, the Bootstrap and Other Resampling Plans, chapter 6)."""
+    adds = np.flatnonzero(true_positives[1:] != true_positives[:-1]) + 1
+    if true_positives[0] > 0:
+        adds = np.concatenate(([0], adds))
+    kept = np.union1d(adds, adds - 1)
+    kept = kept[kept >= 0]
+    tp = true_positives[kept].astype(np.float64)
+    items = counts[kept].astype(np.float64)
+    positives = tp[-1]
+    precision = tp / items
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    added = np.diff(np.concatenate(([0.0], tp)))
+    # AP's weight on each half trapezoid: e_i = (p*_{i-1} + p*_i) / (2 P), p*_0 = p*_1.
+    halves = (np.concatenate((envelope[:1], envelope[:-1])) + envelope) / (2.0 * positives)
+    area = float(np.sum(added * halves))
+    # AP's coefficient of each envelope value p*_j (p*_1 stands for p*_0 as well) ...
+    coefficient = (added + np.concatenate((added[1:], [0.0]))) / (2.0 * positives)
+    coefficient[0] += added[0] / (2.0 * positives)
+    # ... passed to the point whose precision it is: the first at or after j that reaches it.
+    order = np.arange(kept.shape[0])
+    source = np.minimum.accumulate(np.where(precision == envelope, order, order[-1])[::-1])[::-1]
+    through = np.bincount(source, weights=coefficient, minlength=kept.shape[0])
+    by_positives = np.cumsum((through / items)[::-1])[::-1]
+    negative = -np.cumsum((through * tp / (items * items))[::-1])[::-1]
+    # d AP / d TP_i directly is e_i - e_{i+1}, whose suffix sum is e_i; P divides the area.
+    positive = halves + by_positives - area / positives + negative
+    return kept, positive, negative

@@ -1,6 +1,6 @@
 """python uncertainty.py OUTPUT RESAMPLES SEED: print as JSON {key: +-} for every score of the
 per-item views evaluate.py left in OUTPUT/private/views/ (scoring.views.read_scored): half
-the width of each score's 95% stratified bootstrap interval (scoring.bootstrap,
+the width of each score's 95% interval, the participant's page's (scoring.bootstrap,
 half_widths), the symmetric error EvalAI's leaderboard shows beside a score."""
 
 import json
