@@ -180,3 +180,20 @@ def test_blocks_other_than_the_classes_sum_their_own_spreads():
     view = ranking_view([[1, 0, 1]], [[3, 2, 1]])
     view.block = np.zeros(3, dtype=np.int64)
     assert variance(view) == pytest.approx(7 / 144.0)
+
+
+def test_categories_with_one_positive_take_the_bound_of_a_score_in_0_1():
+    """Two categories of one positive each, ranked 1st of 3 (AP 1) and 2nd of 3 (AP 1/2),
+    and one of two positives: the singles' mean AP m = 3/4 gives them 2 m (1 - m) = 3/8
+    (the most two [0, 1] scores of that mean can vary), the third its own bootstrap
+    variance; the map's variance is their sum over 3^2. df = 4 positives - 3 categories."""
+    labels = [[1, 0, 0], [0, 1, 0], [1, 0, 1]]
+    confidences = [[0.9, 0.5, 0.1], [0.9, 0.5, 0.1], [3, 2, 1]]
+    view = ranking_view(labels, confidences)
+    third = variance(ranking_view([labels[2]], [confidences[2]]))
+    assert third == pytest.approx(1 / 36.0)  # test_a_ranking_worked_by_hand's ranking
+    estimate = aggregate(view)["map"][0]
+    assert estimate == pytest.approx((1 + 0.5 + 5 / 6.0) / 3)
+    half = T_975_1 * np.sqrt((3 / 8.0 + third) / 9.0) / (estimate * (1 - estimate))
+    logit = np.log(estimate / (1 - estimate))
+    assert bootstrap.ap_intervals(view, "map")[0] == pytest.approx((expit(logit - half), expit(logit + half)))

@@ -143,7 +143,7 @@ def ap_intervals(view, key=None, level=LEVEL):
     score = view.scores[key]
     strata = range(len(view.strata)) if score.stratum is None else [score.stratum]
     estimate = float(itemview.aggregate(view, keys=[key])[key][0])
-    variance = sum(ap_variance(view, score.statistic, h) for h in strata) / max(len(strata), 1) ** 2
+    variance = ap_mean_variance(view, score.statistic, strata)
     critical = critical_value(degrees_of_freedom(view, key), level)
     out = []
     for factor in (1.0, np.sqrt(2.0)):
@@ -156,6 +156,28 @@ def ap_intervals(view, key=None, level=LEVEL):
         low, high = _clip(low, high, score.bounds)
         out.append((float(low), float(high)))
     return tuple(out)
+
+
+def ap_mean_variance(view, statistic, strata):
+    """The variance of the mean AP over `strata`: the sum of each stratum's ap_variance over
+    C^2, except for the strata with a single positive. Drawn once, that positive never
+    varies in a resample, so the bootstrap cannot see how its rank would vary on another
+    test set; a score in [0, 1] of mean m varies at most m (1 - m) (the Bernoulli bound,
+    Bhatia and Davis, A better bound on the variance, Amer. Math. Monthly 2000), and over
+    the k such strata the sum of m_c (1 - m_c) is at most k m (1 - m), m the mean of their
+    expected APs (concavity), which their observed APs' mean stands for."""
+    strata = list(strata)
+    variance, single = 0.0, []
+    for h in strata:
+        start, end = view.bounds[h]
+        if int(np.count_nonzero(view.columns[statistic.label][start:end] > 0)) == 1:
+            single.append(h)
+        else:
+            variance += ap_variance(view, statistic, h)
+    if single:
+        mean = float(np.mean(itemview.stratum_values(view, statistic)[0, single]))
+        variance += len(single) * mean * (1.0 - mean)
+    return variance / max(len(strata), 1) ** 2
 
 
 def ap_variance(view, statistic, h):

@@ -285,7 +285,7 @@ def interval_lines(result):
     if result.prediction is not None:
         p_low, p_high = result.prediction
         measured = ("93 to 95 times in 100 (measured by simulation)" if ratio else
-                    "94 to 97 times in 100 (measured by simulation, with two positive images or more per category)")
+                    "94 times in 100 or more (measured by simulation)")
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
                   '<b>%s</b></p><p class="reading">Your score there falls in this range %s; submissions whose '
                   'ranges overlap much may swap places.</p>'
