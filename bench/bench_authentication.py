@@ -74,7 +74,10 @@ def write_labeled_csv(path, names, distances):
                 stream.write(rows[i].tobytes())
 
 
-def make_phases(outdir, n=N, forms=("npz", "csv")):
+def make_phases(outdir, n=None, forms=("npz", "csv")):
+    """The phases of a subset of n images (default N) under outdir: one folder per form,
+    named by the form (suffixed with n when n is not N)."""
+    n = N if n is None else n
     rng = np.random.RandomState(2026)
     numbers = np.sort(rng.choice(np.arange(1, 900000), size=n, replace=False))
     names = ["PIZAN_%06d.jpg" % number for number in numbers]
