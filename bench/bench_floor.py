@@ -31,6 +31,7 @@ def phases(out):
         bench_authentication.prepare(authentication)
     lines = bench_lines.write_phase(os.path.join(out, "lines"))
     return [("events, 100 x 30,000", events),
+            ("authentication, CSV 5,000", os.path.join(authentication, "csv_%d" % bench_authentication.SMALL)),
             ("authentication, CSV 10,000", os.path.join(authentication, "csv")),
             ("authentication, .npz 10,000", os.path.join(authentication, "npz")),
             ("lines, 45 pages, protocol both", lines)]

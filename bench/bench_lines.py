@@ -3,9 +3,10 @@
 
 Prints, against baselines timed in the same run:
 - per-page scoring time (decoding excluded) / Pillow's decoding of that page's two PNGs;
-- the whole phase end to end (evaluate.py, protocol both, 2 cores) / decoding all its PNGs
-  (best of 3 each, alternating);
-- the peak memory of the end-to-end run.
+- the whole run (evaluate.py in a fresh process, protocol both, 2 cores) of 15 pages (issue
+  35's shape) and of the 45 pages / a fresh process decoding the same PNGs with Pillow
+  (medians, alternating), and where the run goes (bench/phases.py);
+- the peak memory of the 45 pages' run.
 """
 
 import io
@@ -14,7 +15,7 @@ import sys
 
 import numpy as np
 from PIL import Image
-from timing import best_time, run_python
+from timing import against_baseline, best_time
 
 from scoring import runs
 from scoring.log import Log
@@ -70,25 +71,45 @@ def page(rng):
     return gt, pred
 
 
-def write_phase(root):
-    marker = os.path.join(root, "input", "ref", "track.yaml")
+def write_phase(root, manuscripts=MANUSCRIPTS, folder_name="input"):
+    """The phase's folder (root/folder_name, holding ref/ and res/), written once."""
+    marker = os.path.join(root, folder_name, "ref", "track.yaml")
     if os.path.exists(marker):
-        return os.path.join(root, "input")
+        return os.path.join(root, folder_name)
     rng = np.random.RandomState(2025)
-    for manuscript in MANUSCRIPTS:
+    for manuscript in manuscripts:
         for folder in ("ref", "res"):
-            os.makedirs(os.path.join(root, "input", folder, manuscript), exist_ok=True)
+            os.makedirs(os.path.join(root, folder_name, folder, manuscript), exist_ok=True)
         for number in range(1, PAGES + 1):
             gt, pred = page(rng)
             name = "%s_%03d.png" % (manuscript.lower(), number)
             Image.fromarray(np.where(gt > 0, 255, 0).astype(np.uint8)).convert("1").save(
-                os.path.join(root, "input", "ref", manuscript, name))
+                os.path.join(root, folder_name, "ref", manuscript, name))
             colours = rng.randint(30, 256, size=(int(pred.max()) + 1, 3)).astype(np.uint8)
             colours[0] = 0
-            Image.fromarray(colours[pred], "RGB").save(os.path.join(root, "input", "res", manuscript, name))
+            Image.fromarray(colours[pred], "RGB").save(os.path.join(root, folder_name, "res", manuscript, name))
     with open(marker, "w") as stream:
         stream.write("track: lines\nprotocol: both\n")
-    return os.path.join(root, "input")
+    return os.path.join(root, folder_name)
+
+
+#: The baseline of a whole phase: a fresh process decoding every PNG of it with Pillow.
+DECODE = """
+import glob, os, sys
+from PIL import Image
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*", "*.png"))):
+    Image.open(path).load()
+"""
+
+
+def whole_run(outdir, phase, label, repeat):
+    """The whole evaluate.py run of a phase against Pillow's decoding of its PNGs in a fresh
+    process, phase by phase (timing.against_baseline)."""
+    script = os.path.join(outdir, "decode_only.py")
+    with open(script, "w") as stream:
+        stream.write(DECODE)
+    return against_baseline(label, phase, os.path.join(outdir, "output_" + os.path.basename(phase)),
+                            [script, phase], repeat, goal=1.3)
 
 
 def decode(gt_path, pred_path):
@@ -134,18 +155,12 @@ def main(outdir):
     print("per-page scoring / decoding of its two PNGs: median %.2f, max %.2f (goal <= 1.5)"
           % (float(np.median(ratios)), max(ratios)))
 
-    all_files = [(os.path.join(phase, "ref", m, f), os.path.join(phase, "res", m, f))
-                 for m in MANUSCRIPTS for f in sorted(os.listdir(os.path.join(phase, "ref", m)))]
-    out = os.path.join(outdir, "output")
-    decoding_all, seconds, peak = None, None, 0
-    for _ in range(ROUNDS):  # alternating, best of each: the machine's load varies from second to second
-        decoding = best_time(lambda: [decode(a, b) for a, b in all_files], repeat=1)
-        elapsed, used = run_python([os.path.join(ROOT, "program", "evaluate.py"), phase, out])
-        decoding_all = decoding if decoding_all is None else min(decoding_all, decoding)
-        seconds = elapsed if seconds is None else min(seconds, elapsed)
-        peak = max(peak, used)
-    print("whole phase (45 pages, protocol both, 2 cores): %.1f s end to end; decoding its 90 PNGs %.1f s; "
-          "ratio %.2f; peak memory %.0f MB" % (seconds, decoding_all, seconds / decoding_all, peak / 1e6))
+    whole_run(outdir, write_phase(outdir, MANUSCRIPTS[:1], "input_%d" % PAGES),
+              "%d pages (one manuscript), protocol both, 2 cores, against Pillow's decoding of the same PNGs" % PAGES,
+              ROUNDS + 2)
+    runs = whole_run(outdir, phase, "%d pages, protocol both, 2 cores, against Pillow's decoding of the same PNGs"
+                     % (PAGES * len(MANUSCRIPTS)), ROUNDS)
+    print("peak memory of the 45 pages' run: %.0f MB" % (max(run["peak"] for run in runs) / 1e6))
     Log(io.StringIO())  # the scorer's modules import cleanly in this process too
 
 

@@ -10,7 +10,8 @@ is what makes the figure trustworthy on a shared machine: a benchmark's ratio
 before-and-after comparison may see other load (the .npz baseline of
 bench_authentication.py read its archive in 0.4 s in one run and 1.5 s in the next).
 
-PHASE: some of events-one, events-own, authentication-csv, authentication-npz, lines,
+PHASE: some of events-one, events-own, authentication-csv-5000, authentication-csv,
+authentication-npz, lines-15, lines,
 compare-scored-20, compare-scored-200 (default: all). The phases are those the benchmarks
 write under this tree's bench/out/ (run them once first), the same files for both trees;
 compare.py --scored reads the per-item views that bench_compare.py wrote there (0.1.0
@@ -34,8 +35,10 @@ def phases():
     found = []
     for name, phase in (("events-one", os.path.join(OUT, "events", "one_order", "input")),
                         ("events-own", os.path.join(OUT, "events", "own_orders", "input")),
+                        ("authentication-csv-5000", os.path.join(OUT, "authentication", "csv_5000")),
                         ("authentication-csv", os.path.join(OUT, "authentication", "csv")),
                         ("authentication-npz", os.path.join(OUT, "authentication", "npz")),
+                        ("lines-15", os.path.join(OUT, "lines", "input_15")),
                         ("lines", os.path.join(OUT, "lines", "input"))):
         if os.path.isdir(os.path.join(phase, "ref")):
             found.append((name, "evaluate.py", lambda out, phase=phase: [phase, out], REPEAT))

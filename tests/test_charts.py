@@ -250,14 +250,15 @@ def test_thin_and_moves_as_defined(points, resolution):
                 min_size=1, max_size=40),
        st.integers(0, 2 ** 32 - 1), st.sampled_from([0.002, 0.05, 1.0]), st.sampled_from([(0.0, 1.0), (-2.0, 3.0)]))
 def test_runs_of_one_x_are_thinned_as_point_by_point(runs, seed, spread, x_range):
-    # Axes.polyline rounds and compares x once a run of points of one x (a precision/recall
-    # curve's recall); the result must be thin's, point by point, and the definition's.
+    # A precision/recall curve comes in runs of points of one x (its recall): Axes.polyline
+    # keeps the definition's points of the curve in pixels.
     xs = np.repeat([x for _, x in runs], [n for n, _ in runs])
     ys = np.clip(0.5 + np.cumsum(np.random.RandomState(seed).uniform(-spread, spread, xs.size)), 0, 1)
     axes = charts.Axes(charts.Svg(340, 270, "t"), 52, 30, 274, 177.5, x_range, (0.0, 1.0))
-    pixel_x, pixel_y = axes.xs(xs), axes.ys(ys)
-    drawn, expected = axes.polyline(xs, ys), charts.polyline(pixel_x, pixel_y)
-    assert drawn[1] == expected[1] and np.array_equal(drawn[0], expected[0])
-    starts = np.flatnonzero(np.concatenate(([True], xs[1:] != xs[:-1])))
-    got_x, got_y = charts.thin_runs(axes.xs(xs[starts]), starts, pixel_y)
-    assert list(zip(got_x.tolist(), got_y.tolist())) == _points_by_definition(pixel_x, pixel_y)
+    pixel_x = [52 + (x - x_range[0]) / (x_range[1] - x_range[0]) * 274 for x in xs.tolist()]
+    pixel_y = [30 + 177.5 - y * 177.5 for y in ys.tolist()]
+    expected = _points_by_definition(pixel_x, pixel_y)
+    drawn = axes.polyline(xs, ys)
+    assert (float(drawn[0][0]), float(drawn[0][1])) == expected[0]
+    moves = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(expected, expected[1:])]
+    assert drawn[1] == " ".join("%s,%s" % (charts._n(x), charts._n(y)) for x, y in moves)

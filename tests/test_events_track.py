@@ -47,6 +47,28 @@ def test_hand_worked_map(tmp_path):
     assert "c.jpg" not in page  # per-image results stay private by default
 
 
+def test_charts_of_the_lowest_aps_only(tmp_path):
+    """Beyond CHARTED categories the page draws the charts of the lowest APs only, worst
+    first (ties by name, as in the table); the table still lists every category. C00 to
+    C12 rank their positive last of three images (precision 1/3 at recall 1, the monotone
+    precision 1/3 from recall 0: AP 1/3), C13 and C14 first (AP 1): C00 to C11 are drawn."""
+    from scoring.tracks.events import CHARTED
+
+    assert CHARTED == 12
+    ref, res = {}, {}
+    for k in range(15):
+        ref["C%02d.txt" % k] = "a.jpg 1\nb.jpg 0\nc.jpg 0\n"
+        res["C%02d.txt" % k] = "a.jpg %s\nb.jpg 0.5\nc.jpg 0.4\n" % ("0.1" if k < 13 else "0.9")
+    run = run_scorer(write_phase(tmp_path / "input", ref, res, "track: events\n"), tmp_path / "out")
+    assert run.status == 0, run.stderr
+    page = open(os.path.join(run.output, "detailed_results.html")).read()
+    assert page.count("<svg") == CHARTED
+    assert "Precision/recall of the 12 categories of lowest AP" in page
+    charted = page[page.index("Precision/recall of the 12"):]
+    assert "C11" in charted and not any(name in charted for name in ("C12", "C13", "C14"))
+    assert "C13" in page and "C14" in page  # in the table
+
+
 def test_ids_typed_decomposed_match_the_composed_reference(tmp_path):
     """Image ids with accents, composed (NFC) in the reference and decomposed (NFD, as
     macOS writes them) in the submission: the same ids, the same mAP."""

@@ -15,7 +15,6 @@ Primitives:
 """
 
 import base64
-import functools
 import io
 import math
 import re
@@ -207,68 +206,35 @@ class Axes(object):
         return self.top + self.height - (float(value) - self.y0) / (self.y1 - self.y0) * self.height
 
     def xs(self, values):
-        # The operations of x(), in place on one new array (curves have 30,000 points);
-        # a division by 1 changes no value and is left out.
-        out = np.asarray(values, dtype=float) - self.x0
-        if self.x1 - self.x0 != 1:
-            out /= self.x1 - self.x0
-        out *= self.width
-        out += self.left
-        return out
+        return self.left + (np.asarray(values, dtype=float) - self.x0) / (self.x1 - self.x0) * self.width
 
     def ys(self, values):
-        if self.y0 == 0 and self.y1 == 1:
-            # v - 0 is v, but for the sign of a zero, which v * height then subtracted
-            # from top + height does not show: one pass saved on a curve of 30,000 points.
-            out = np.multiply(np.asarray(values, dtype=float), float(self.height))
-        else:
-            out = np.asarray(values, dtype=float) - self.y0
-            out /= self.y1 - self.y0
-            out *= self.height
-        return np.subtract(self.top + self.height, out, out=out)
+        return self.top + self.height - (np.asarray(values, dtype=float) - self.y0) / (self.y1 - self.y0) * self.height
 
     def polyline(self, xs, ys):
-        """polyline() of data points, thinned; the x of a run of points of one x (a
-        precision/recall curve's recall) is scaled and rounded once for the run."""
-        xs = np.asarray(xs, dtype=float)
-        starts = np.flatnonzero(xs[1:] != xs[:-1])
-        if 4 * starts.size >= xs.size:  # few repeated x: point by point
-            return polyline(self.xs(xs), self.ys(ys), limit=self.svg.width)
-        starts += 1
-        starts = np.concatenate(([0], starts))
-        return _polyline(*thin_runs(self.xs(xs[starts]), starts, self.ys(ys), limit=self.svg.width))
+        """polyline() of data points, thinned."""
+        return polyline(self.xs(xs), self.ys(ys), limit=self.svg.width)
 
     def draw_frame(self, x_label, y_label, x_ticks=None, y_ticks=None, size=11):
         """Grid lines at the ticks, the two axes, tick labels and axis titles."""
         x_ticks = nice_ticks(self.x0, self.x1) if x_ticks is None else x_ticks
         y_ticks = nice_ticks(self.y0, self.y1) if y_ticks is None else y_ticks
-        self.svg.parts.extend(_frame((self.left, self.top, self.width, self.height), (self.x0, self.x1),
-                                     (self.y0, self.y1), x_label, y_label, tuple(x_ticks), tuple(y_ticks), size))
-
-
-@functools.lru_cache(maxsize=16)
-def _frame(box, x_range, y_range, x_label, y_label, x_ticks, y_ticks, size):
-    """The elements of Axes.draw_frame, drawn once for charts of one frame (the events
-    track's 100 precision/recall charts share one)."""
-    svg = Svg(0, 0, "")
-    axes = Axes(svg, box[0], box[1], box[2], box[3], x_range, y_range)
-    bottom, right = axes.top + axes.height, axes.left + axes.width
-    for value in y_ticks:
-        y = axes.y(value)
-        svg.line(axes.left, y, right, y, stroke=GRID)
-        svg.text(axes.left - 5, y + size * 0.35, tick_label(value, y_ticks), size=size, anchor="end", fill=MUTED)
-    for value in x_ticks:
-        x = axes.x(value)
-        svg.line(x, axes.top, x, bottom, stroke=GRID)
-        svg.text(x, bottom + size + 4, tick_label(value, x_ticks), size=size, anchor="middle", fill=MUTED)
-    svg.line(axes.left, bottom, right, bottom)
-    svg.line(axes.left, axes.top, axes.left, bottom)
-    if x_label:
-        svg.text(axes.left + axes.width / 2.0, bottom + 2 * size + 10, x_label, size=size + 1, anchor="middle")
-    if y_label:
-        x = axes.left - 38
-        svg.text(x, axes.top + axes.height / 2.0, y_label, size=size + 1, anchor="middle", rotate=-90)
-    return tuple(svg.parts)
+        svg, bottom, right = self.svg, self.top + self.height, self.left + self.width
+        for value in y_ticks:
+            y = self.y(value)
+            svg.line(self.left, y, right, y, stroke=GRID)
+            svg.text(self.left - 5, y + size * 0.35, tick_label(value, y_ticks), size=size, anchor="end", fill=MUTED)
+        for value in x_ticks:
+            x = self.x(value)
+            svg.line(x, self.top, x, bottom, stroke=GRID)
+            svg.text(x, bottom + size + 4, tick_label(value, x_ticks), size=size, anchor="middle", fill=MUTED)
+        svg.line(self.left, bottom, right, bottom)
+        svg.line(self.left, self.top, self.left, bottom)
+        if x_label:
+            svg.text(self.left + self.width / 2.0, bottom + 2 * size + 10, x_label, size=size + 1, anchor="middle")
+        if y_label:
+            svg.text(self.left - 38, self.top + self.height / 2.0, y_label, size=size + 1, anchor="middle",
+                     rotate=-90)
 
 
 def thin(xs, ys, resolution=0.5, limit=None):
@@ -280,21 +246,6 @@ def thin(xs, ys, resolution=0.5, limit=None):
     keep = np.ones(xs.size, dtype=bool)
     keep[1:] = (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])
     return visible(xs[keep], ys[keep], limit)
-
-
-def thin_runs(x_runs, starts, ys, resolution=0.5, limit=None):
-    """thin() of a curve whose points come in runs of one x (x_runs[r] for the points from
-    starts[r] to the next start; starts[0] = 0), as a precision/recall curve does (one
-    run per recall): x is rounded and compared once a run, not once a point."""
-    xs = _rounded(x_runs, resolution)
-    steps = np.asarray(ys, dtype=float) / resolution  # in steps of the resolution, scaled back once thinned
-    np.round(steps, out=steps)
-    changed = steps[1:] != steps[:-1]
-    changed[starts[1:] - 1] |= xs[1:] != xs[:-1]  # a run's first point against the last of the run before
-    kept = np.flatnonzero(changed)
-    kept += 1
-    kept = np.concatenate(([0], kept))
-    return visible(xs[np.searchsorted(starts, kept, side="right") - 1], steps[kept] * resolution, limit)
 
 
 def visible(xs, ys, limit=None):
@@ -461,19 +412,12 @@ def line_chart(series, title, x_label, y_label, x_range=(0.0, 1.0), y_range=(0.0
              tooltip=title)
     axes.draw_frame(x_label, y_label)
     base = axes.y(y_range[0])
-    drawn = {}
-
-    def line(xs, ys):  # a curve that is both an area and a series is thinned once
-        if (id(xs), id(ys)) not in drawn:
-            drawn[id(xs), id(ys)] = axes.polyline(xs, ys)
-        return drawn[id(xs), id(ys)]
-
     for _, xs, ys, colour in areas:
-        path = area_path(line(xs, ys), base)
+        path = area_path(axes.polyline(xs, ys), base)
         if path:
             svg.add('<path class="area" d="%s" fill="%s"/>' % (path, colour))
     for _, xs, ys, colour, stroke in series:
-        path = line_path(line(xs, ys))
+        path = line_path(axes.polyline(xs, ys))
         if path:
             svg.add('<path class="curve" d="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"/>'
                     % (path, colour, _n(stroke)))

@@ -34,6 +34,11 @@ OPTIONS = {
 #: private table lists (the images that cost the most precision).
 HARDEST = 10
 
+#: The detailed results draw the precision/recall charts of at most this many categories,
+#: the lowest APs (a dozen charts is what a reader scrolls through on a phone; beyond, the
+#: AP table above them says which categories to look at).
+CHARTED = 12
+
 
 METRICS = {"map": Metric("mAP", "the mean over categories of the average precision of your ranking by confidence")}
 
@@ -168,12 +173,16 @@ def describe(result, rows, kept, options):
         table.append(cells)
     summary.add(Table(columns, table, "Average precision per category, worst first"))
 
-    charts = result.section("Precision/recall per category")
+    charted = ordered[:CHARTED]
+    charts = result.section("Precision/recall per category" if len(ordered) == len(charted) else
+                            "Precision/recall of the %d categories of lowest AP" % len(charted))
     charts.add(Paragraph("Grey: precision at each operating point, in ranking order. Blue: the monotone "
                          "precision (at each point the highest precision at that point or any later one); "
                          "the shaded area under it, by the trapezoidal rule from recall 0, is the AP. "
-                         "Worst category first."))
-    for row in ordered:
+                         "Worst category first." + ("" if len(ordered) == len(charted) else
+                                                    " The AP of each of the %d categories is in the table above."
+                                                    % len(ordered))))
+    for row in charted:
         charts.add(PrecisionRecall(row["category"].name, row["counts"][0], row["counts"][1], row["ap"]))
 
     hardest = hardest_images(ordered)
@@ -360,9 +369,10 @@ def metrics_text(options):
 
 
 def privacy(options):
-    return ("After each submission you see your scores and a detailed results page: the AP of every category "
-            "and its precision/recall chart, and every warning. %s\n"
-            % ("It also shows the hardest images of each category." if options["public_details"] else
+    return ("After each submission you see your scores and a detailed results page: the AP of every category, "
+            "the precision/recall charts of the %d categories of lowest AP, and every warning. %s\n"
+            % (CHARTED,
+               "It also shows the hardest images of each category." if options["public_details"] else
                "The hardest images of each category stay private to the organizers: showing them would reveal "
                "the ground truth."))
 
