@@ -282,3 +282,20 @@ def test_rows_of_permissions_memory_and_the_checker_are_made_and_the_rest_named(
     assert rows[".npz: too large to decode"] == ("Pizan_distances.npz: decoding its arrays needs more memory than "
                                                  "the scoring machine has.")
     assert rows["not a matrix"].startswith("Pizan_distances.csv is not a 3 x 3 labeled matrix")
+
+
+def test_a_distance_csv_the_system_does_not_let_the_program_read_is_told_so():
+    """Before, a distance CSV of mode 000 ended in a traceback (status 3) and an .npz was 'not a
+    readable .npz archive'."""
+    import mistakes
+    from scoring.tracks import authentication
+
+    def unreadable_csv(res, kind):
+        authentication._matrix_csv(lambda rows: rows)(res)
+        os.chmod(os.path.join(res, "Pizan_distances.csv"), 0)
+        return True
+
+    track_items = public.public_items(os.path.join(ROOT, "input", "ref", "authentication"))["tracks"][0]
+    sentence = mistakes.program_sentence(track_items, mistakes.unprivileged(unreadable_csv))
+    if sys.platform.startswith("linux"):  # elsewhere no way to make it (None)
+        assert sentence == "Pizan_distances.csv cannot be read (Permission denied)."
