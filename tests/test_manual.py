@@ -257,7 +257,6 @@ def test_rows_of_permissions_memory_and_the_checker_are_made_and_the_rest_named(
     """Permissions (without root's power to read past them), memory (a bounded address space)
     and the checker's own refusals are real mistakes run through the real readers; the
     manual names exactly the rows left with example names."""
-    import mistakes
     import pages
 
     track_items = public.public_items(os.path.join(ROOT, "input", "ref", "events"))["tracks"][0]
