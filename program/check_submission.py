@@ -27,7 +27,8 @@ import scoring  # noqa: E402
 try:
     from scoring import public, runner, unpack
     from scoring.cli import guarded
-    from scoring.errors import SubmissionError, printable
+    from scoring.bidi import terminal
+    from scoring.errors import SubmissionError
     from scoring.log import Log
 except ModuleNotFoundError as error:
     sentence = scoring.missing_package(
@@ -80,7 +81,7 @@ def main(argv=None):
     try:
         items = public.load(args.items)
     except (OSError, ValueError) as error:
-        sys.stderr.write("Cannot read the public item list: %s\n" % printable(str(error)))
+        sys.stderr.write("Cannot read the public item list: %s\n" % terminal(error))
         return 2
     log = Log()
     status, scores = guarded(

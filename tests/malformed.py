@@ -507,17 +507,17 @@ renamed(L, "page-with-a-suffix", PAGE, "Latin2/latin2_001_pred.png", "The submis
         "latin2_001.png if it is meant for it.")
 
 
-@case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv; expected one "
-      "<Subset>_labels.csv per subset (Pizan_labels.csv, Tasso_labels.csv, Yaqut_labels.csv) or one labels.csv (all "
-      "3 are missing) (authentication/ holds predictions.csv, a name the phase does not expect).")
+@case(A, "one-file-of-another-name", 1, "The submission has no authentication/Pizan_labels.csv (all 3 are "
+      "missing); expected one <Subset>_labels.csv per subset (Pizan_labels.csv, Tasso_labels.csv, "
+      "Yaqut_labels.csv) or one labels.csv (authentication/ holds predictions.csv, a name the phase does not expect).")
 def predictions_csv(phase):
     for name in os.listdir(phase.res):
         phase.remove(name)
     phase.write("predictions.csv", "filename,label\nPIZAN_000353.jpg,0\n")
 
 
-@case(E, "one-file-of-another-name", 1, "(all 12 are missing) (events/ holds predictions.txt, a name the phase does "
-      "not expect).")
+@case(E, "one-file-of-another-name", 1, "The submission has no events/Ati_Atihan.txt (all 12 are missing); expected",
+      "(events/ holds predictions.txt, a name the phase does not expect).")
 def predictions_txt(phase):
     for name in os.listdir(phase.res):
         phase.remove(name)
@@ -532,8 +532,8 @@ def ids_without_extension(phase):
     phase.write_lines("La_Tomatina.txt", [line.replace(".jpg", "") for line in lines])
 
 
-@case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(all 3 are missing) (the submission holds authentication/results.zip, a zip inside the zip: the platform "
+@case(A, "zip-inside-the-zip", 1, "The submission has no authentication/Pizan_labels.csv (all 3 are missing);",
+      "or one labels.csv (the submission holds authentication/results.zip, a zip inside the zip: the platform "
       "unzips your upload once, so zip the result files themselves).")
 def zip_inside(phase):
     import zipfile
@@ -554,15 +554,16 @@ def _other_track(phase, other):
     shutil.copytree(os.path.join(SAMPLE, "res", other), phase.res)
 
 
-@case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv;",
-      "(all 3 are missing) (the submission holds files of the events track (one <Category>.txt of confidences per "
+@case(A, "files-of-the-events-track", 1, "The submission has no authentication/Pizan_labels.csv (all 3 are "
+      "missing);",
+      "or one labels.csv (the submission holds files of the events track (one <Category>.txt of confidences per "
       "category), such as authentication/Ati_Atihan.txt: submit them to that track's phase).")
 def events_files_for_authentication(phase):
     _other_track(phase, "events")
 
 
-@case(E, "files-of-the-lines-track", 1, "The submission has no events/Ati_Atihan.txt;",
-      "(all 12 are missing) (the submission holds files of the lines track (one image per page in manuscript "
+@case(E, "files-of-the-lines-track", 1, "The submission has no events/Ati_Atihan.txt (all 12 are missing);",
+      "'<image id> <confidence>' (the submission holds files of the lines track (one image per page in manuscript "
       "folders), such as events/Latin14396/latin14396_001.png: submit them to that track's phase).")
 def lines_files_for_events(phase):
     _other_track(phase, "lines")

@@ -261,7 +261,7 @@ def test_wrong_case_of_file_names(tmp_path):
     phase = make_phase(tmp_path)
     os.rename(str(phase / "res" / "Pizan_labels.csv"), str(phase / "res" / "pizan_labels.csv"))
     os.rename(str(phase / "res" / "Tasso_labels.csv"), str(phase / "res" / "tasso_labels.csv"))
-    failure(tmp_path, phase, "no Pizan_labels.csv (all 2 are missing); found pizan_labels.csv, which differs only in "
+    failure(tmp_path, phase, "no Pizan_labels.csv (both are missing); found pizan_labels.csv, which differs only in "
             "case (names are case-sensitive): rename it Pizan_labels.csv.")
     phase = make_phase(tmp_path / "b")
     os.rename(str(phase / "res" / "Tasso_distances.csv"), str(phase / "res" / "TASSO_distances.csv"))

@@ -140,7 +140,8 @@ def test_a_fifo_in_the_reference_is_an_organizer_error(tmp_path):
     os.remove(ref(root, "events", "Oktoberfest.txt"))
     fifo_in_place_of(ref(root, "events", "track.yaml"))
     run = run_limited(root, timeout=60)
-    assert_clean_failure(run, 2, "ref/events/track.yaml is a named pipe (FIFO); expected a regular file.")
+    assert_clean_failure(run, 2, "ref/events/track.yaml is a named pipe (FIFO), not a regular file; put the file "
+                                 "itself in its place.")
 
 
 def test_a_socket_and_a_device_are_refused(tmp_path):

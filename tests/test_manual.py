@@ -251,3 +251,50 @@ def test_a_row_the_program_contradicts_fails_the_check():
     assert "Ati_Atihan.txt is empty; expected one line '<image id> <confidence>' per image" in str(stopped.value)
     assert mistakes.sentence_for(track_items, "an empty file", "{file} is empty; expected nothing at all.") is None
     assert mistakes.sentence_for(track_items, "an empty file", "{file} is empty.", own=False) is False
+
+
+def test_rows_of_permissions_memory_and_the_checker_are_made_and_the_rest_named():
+    """Permissions (without root's power to read past them), memory (a bounded address space)
+    and the checker's own refusals are real mistakes run through the real readers; the
+    manual names exactly the rows left with example names."""
+    import pages
+
+    track_items = public.public_items(os.path.join(ROOT, "input", "ref", "events"))["tracks"][0]
+    options = pages.track_options(track_items)
+    examples = []
+    rows = dict(manual.error_rows(track_items, options, examples=examples))
+    assert examples == ["a file that leaves the submission"]  # only a file changed while it is read
+    assert rows["a file that cannot be read"] == "Ati_Atihan.txt cannot be read (Permission denied)."
+    assert rows["a folder that cannot be listed"] == ("The submission's folder my_results cannot be listed "
+                                                      "(Permission denied).")
+    assert rows["larger than the memory"] == "Ati_Atihan.txt is larger than the memory the scoring machine has left."
+    assert rows["not enough memory"] == "the submission needs more memory than the scoring machine has."
+    assert rows["check_submission.py: not a zip"].startswith("my_submission.rar is neither a zip file nor a folder")
+    assert rows["check_submission.py: no such file"] == "my_submission.zip does not exist."
+    text = manual.manual({"title": "T"}, "Events", None, "development", track_items, options, [])
+    assert "keep example names: a file that leaves the submission.\n" in text
+    authentication = public.public_items(os.path.join(ROOT, "input", "ref", "authentication"))["tracks"][0]
+    rows = dict(manual.error_rows(authentication, pages.track_options(authentication), strict=True))
+    assert rows["a matrix too large"].endswith("needs 320.0 GB of memory but the scoring machine has 1.0 GB free; "
+                                               "submit it as Pizan_distances.npz with float32 distances, or check "
+                                               "its size.")
+    assert rows[".npz: too large to decode"] == ("Pizan_distances.npz: decoding its arrays needs more memory than "
+                                                 "the scoring machine has.")
+    assert rows["not a matrix"].startswith("Pizan_distances.csv is not a 3 x 3 labeled matrix")
+
+
+def test_a_distance_csv_the_system_does_not_let_the_program_read_is_told_so():
+    """Before, a distance CSV of mode 000 ended in a traceback (status 3) and an .npz was 'not a
+    readable .npz archive'."""
+    import mistakes
+    from scoring.tracks import authentication
+
+    def unreadable_csv(res, kind):
+        authentication._matrix_csv(lambda rows: rows)(res)
+        os.chmod(os.path.join(res, "Pizan_distances.csv"), 0)
+        return True
+
+    track_items = public.public_items(os.path.join(ROOT, "input", "ref", "authentication"))["tracks"][0]
+    sentence = mistakes.program_sentence(track_items, mistakes.unprivileged(unreadable_csv))
+    if sys.platform.startswith("linux"):  # elsewhere no way to make it (None)
+        assert sentence == "Pizan_distances.csv cannot be read (Permission denied)."

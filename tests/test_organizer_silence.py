@@ -298,3 +298,40 @@ def test_the_competition_s_description_is_in_every_starting_kit(organizer_build)
     for track in ("falsid", "lignes", "fetes"):
         manual = zip_text(os.path.join(root, "dist", track, "starting_kit_%s.zip" % track), "MANUAL.md")
         assert "\n\nThree tracks of the Silk Road's manuscripts, scored by one program.\n\n" in manual, track
+
+
+def test_column_titles_and_phase_names_isolate_right_to_left_names_on_every_platform(organizer_build):
+    """The platforms show column titles and phase names in HTML, in a left-to-right page: a
+    right-to-left subset's title ('ياقوت Top-1') is isolated by FSI ... PDI inside the
+    platform's own length limit, and EvalAI's results are keyed by the same titles."""
+    import json
+
+    import yaml
+
+    root, _ = organizer_build
+    arabic = "\u064a\u0627\u0642\u0648\u062a"
+    isolated = "\u2068%s\u2069 " % arabic
+    folder = os.path.join(root, "dist", "falsid")
+    codabench = yaml.safe_load(zip_text(os.path.join(folder, "codabench_competition.zip"), "competition.yaml"))
+    titles = [c["title"] for c in codabench["leaderboards"][0]["columns"]]
+    assert any(t.startswith(isolated) for t in titles) and all(len(t) <= 36 for t in titles), titles
+    assert not any(arabic in t and isolated not in t for t in titles), titles
+    v15 = yaml.safe_load(zip_text(os.path.join(folder, "competition.zip"), "competition.yaml"))
+    labels = [c["label"] for c in v15["leaderboard"]["columns"].values()]
+    assert any(t.startswith(isolated) for t in labels) and all(len(t) <= 50 for t in labels), labels
+    evalai = yaml.safe_load(zip_text(os.path.join(folder, "evalai_challenge.zip"), "challenge_config.yaml"))
+    schema = evalai["leaderboard"][0]["schema"]["labels"]
+    assert any(t.startswith(isolated) for t in schema), schema
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(os.path.join(folder, "evalai_challenge.zip")) as archive:
+        script = archive.read("evaluation_script.zip")
+    with zipfile.ZipFile(io.BytesIO(script)) as archive:
+        phases = json.loads(archive.read("phases.json").decode("utf-8"))
+    keyed = [label for phase in phases["phases"].values() for _, label in phase["labels"]]
+    assert set(schema) <= set(keyed)
+    together = yaml.safe_load(zip_text(os.path.join(root, "dist-together", "evalai_challenge.zip"),
+                                       "challenge_config.yaml"))
+    names = [phase["name"] for phase in together["challenge_phases"]]
+    assert all(arabic not in name or "\u2068" in name for name in names), names

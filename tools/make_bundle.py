@@ -54,7 +54,8 @@ from platforms.model import (PAGE_NAMES, STAGES, BundleError, as_datetime, colum
 from scoring import layout, public, yamltext  # noqa: E402
 from scoring import options as schema  # noqa: E402
 from scoring import tracks as kinds  # noqa: E402
-from scoring.errors import ScoringError, printable  # noqa: E402
+from scoring.bidi import terminal  # noqa: E402
+from scoring.errors import ScoringError  # noqa: E402
 from scoring.runner import phase_tracks, refuse_key_collisions  # noqa: E402
 from scoring.tracks import TRACKS, require  # noqa: E402
 
@@ -792,8 +793,8 @@ def write_committed():
 
 
 def say(line):
-    """One line to the organizer's terminal, names in it escaped (errors.printable)."""
-    print(printable(line))
+    """One line to the organizer's terminal, names in it escaped and isolated (bidi.terminal)."""
+    print(terminal(line))
 
 
 def main(argv):
@@ -812,7 +813,7 @@ def main(argv):
         if args.competition is None:  # the committed yaml files: the demo's competitions
             write_committed()
     except (BuildError, ScoringError, confined.Refused) as error:
-        sys.stderr.write("%s\n" % printable(str(getattr(error, "sentence", error))))
+        sys.stderr.write("%s\n" % terminal(getattr(error, "sentence", error)))
         return 2
     for entry in manifest["competitions"]:
         where = os.path.normpath(os.path.join(dist, entry["folder"]))

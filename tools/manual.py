@@ -69,8 +69,8 @@ COMMON_ERRORS = [
 #: The sentences of a phase of several tracks, which no starting kit's phase is (its track
 #: sits at the root of the reference data).
 SEVERAL_TRACKS_ERRORS = [
-    ("a track's folder missing", "The submission has no folder {folder}/; this phase expects one folder per track "
-                                 "({folder}/, other/){hint}."),
+    ("a track's folder missing", "The submission has no folder {folder}/; this phase expects one folder per track: "
+                                 "{folder}/, other/{hint}."),
 ]
 
 #: What a sentence about a missing file may end with (before its last full stop).
@@ -113,7 +113,7 @@ COMMON_VALUES = {"deep_path": "a/a/a/a/a", "link": "my_results/link.csv", "folde
                  "folder_near": "my_track", "top": "results.txt, notes/", "in_other_folder": "Results/results.txt",
                  "folder_other": "Results", "file_other": "predictions.csv", "file_other2": "notes.md",
                  "repeat_line": 9, "first_on_line": 2, "missing_count": 2, "expected_count": 3, "link_names": 2,
-                 "link_names_inside": 1}
+                 "link_names_inside": 1, "folder_holds": " (it holds results.txt)"}
 
 
 def fill(template, values):
@@ -217,13 +217,14 @@ def _columns(columns):
     return text
 
 
-def error_rows(track_items, options, strict=False):
+def error_rows(track_items, options, strict=False, examples=None):
     """[(problem, sentence)] of the manual's table of refusals: the kind's rows that apply
     under these options, then every kind's; each sentence the scoring program's own for that
     mistake made to a submission of this phase (mistakes.sentence_for), else the row's
-    template filled with example values (a mistake no dummy submission can make: memory, permissions).
+    template filled with example values (a mistake this machine cannot make: mistakes.py).
     strict: a row the program contradicts raises mistakes.ManualError (the tests), else keeps
-    its template."""
+    its template. examples: a list that receives the problems of the rows filled with example
+    values."""
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
     mine = require(kind, "error_values", "the manual's error messages")(track_items["items"])
@@ -236,6 +237,8 @@ def error_rows(track_items, options, strict=False):
         sentence = mistakes.sentence_for(track_items, problem, template, (problem, template) in own, strict)
         if sentence is not False:  # False: a row of every kind's that this kind never says
             rows.append((problem, sentence or fill(template, values)))
+            if not sentence and examples is not None:
+                examples.append(problem)
     return rows
 
 
@@ -260,13 +263,16 @@ def _errors(track_items, options):
     kind = track_items["kind"]
     values = dict(COMMON_VALUES)
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
-    rows = [[problem, markup.literal(sentence)] for problem, sentence in error_rows(track_items, options)]
+    examples = []
+    rows = [[problem, markup.literal(sentence)] for problem, sentence in error_rows(track_items, options,
+                                                                                     examples=examples)]
     hints = [[problem, markup.literal(clause)] for problem, clause in hint_rows(track_items, values)]
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
             "Each example is the scoring program's own sentence for that mistake made to a submission of this "
-            "phase (a few of its items); a refusal no submission of this phase can show here (memory, a file the "
-            "system does not let the program read, the checker's own) is shown with example names.\n\n"
+            "phase (a few of its items)%s.\n\n" % (
+                "; the rows no such submission could show on the machine that built this kit keep example names: %s"
+                % "; ".join(examples) if examples else "")
             + table(["problem", "message"], rows)
             + "\n\nA sentence about a missing file may end, before its full stop, with what was found instead:\n\n"
             + table(["found", "the sentence ends with"], hints))

@@ -10,15 +10,18 @@ changes the folder, or returns False where the phase's names leave no way to mak
 without a separator cannot be spelled with other separators). MISTAKES names them by the
 problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
 files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
-checked first). A row without a mistake (memory, a file the system does not let the program
-read, the checker's own sentences, a file changed while it is read) is shown with its template
-filled by example values.
+checked first). Mistakes of permissions are scored without root's power to read past them,
+mistakes of memory by the checker with a bounded address space, the checker's own mistakes by
+the checker. A row that no mistake makes here (a file changed while it is read; a page too
+large for memory, where the phase's pages are small) is shown with its template filled by
+example values, and the manual names those rows.
 """
 
 import io
 import os
 import re
 import shutil
+import sys
 import tempfile
 import unicodedata
 
@@ -262,6 +265,96 @@ def path_too_long(res, kind):
     return True
 
 
+def folder_in_place(res, kind):
+    """The first file inside a folder of its own name, in its place (a file unzipped 'to a
+    folder')."""
+    rel = _first(res, kind)
+    if rel is None:
+        return False
+    path = os.path.join(res, rel)
+    os.rename(path, path + ".moved")
+    os.mkdir(path)
+    os.rename(path + ".moved", os.path.join(path, os.path.basename(rel)))
+    return True
+
+
+def unprivileged(mistake):
+    """A mistake of permissions: scored by a process the permissions bind (program_sentence),
+    where the system has such permissions."""
+    mistake.unprivileged = True
+    return mistake
+
+
+@unprivileged
+def unreadable(res, kind):
+    """The first file made unreadable (mode 000)."""
+    rel = _first(res, kind)
+    if rel is None or not hasattr(os, "fork"):
+        return False
+    os.chmod(os.path.join(res, rel), 0)
+    return True
+
+
+@unprivileged
+def unlistable(res, kind):
+    """A copy of the first file in a folder of the participant's that cannot be listed (mode 000)."""
+    rel = _first(res, kind)
+    if rel is None or not hasattr(os, "fork"):
+        return False
+    folder = os.path.join(res, "my_results")
+    os.mkdir(folder)
+    shutil.copyfile(os.path.join(res, rel), os.path.join(folder, os.path.basename(rel)))
+    os.chmod(folder, 0)
+    return True
+
+
+def in_memory(headroom):
+    """A mistake of memory: scored by the checker (check_submission.py, whose entry point
+    turns a MemoryError into its sentence as evaluate.py's does) in a child process whose
+    address space may grow by `headroom` bytes only (RLIMIT_AS, as `ulimit -v` sets it),
+    where the system sets such limits."""
+    def mark(mistake):
+        mistake.headroom = headroom
+        return mistake
+    return mark
+
+
+def _longer_text(res, kind):
+    """The first text file followed by 40 MB of blank lines (a file the limit cannot hold twice)."""
+    rel = _first(res, kind, text=True)
+    if rel is None:
+        return False
+    with open(os.path.join(res, rel), "ab") as stream:
+        stream.write(b"\n" * (40 << 20))
+    return True
+
+
+#: A text file the memory left cannot read, or can read but not decode (in_memory's headroom).
+too_large_to_read = in_memory(16 << 20)(lambda res, kind: _longer_text(res, kind))
+too_large_to_decode = in_memory(60 << 20)(lambda res, kind: _longer_text(res, kind))
+
+
+def checked(argument):
+    """A mistake of the checker's own: check_submission.py given `argument` (a name in the
+    submission's parent folder) instead of a submission; make(folder) makes that name there
+    (or not)."""
+    def mark(make):
+        make.checker_argument = argument
+        return make
+    return mark
+
+
+@checked("my_submission.rar")
+def not_a_zip(folder):
+    with open(os.path.join(folder, "my_submission.rar"), "wb") as stream:
+        stream.write(b"Rar!\x1a\x07\x00")
+
+
+@checked("my_submission.zip")
+def no_such_file(folder):
+    pass
+
+
 def written_twice(res, kind):
     """The first file under an accented name, twice: composed (NFC) and decomposed (NFD)."""
     rel = _first(res, kind)
@@ -331,6 +424,13 @@ MISTAKES = {
     "folders nested too deep": nested,
     "a name too long": path_too_long,
     "one name written twice (composed and decomposed, NFC and NFD)": written_twice,
+    "not a file": folder_in_place,
+    "a file that cannot be read": unreadable,
+    "a folder that cannot be listed": unlistable,
+    "larger than the memory": too_large_to_read,
+    "not enough memory": too_large_to_decode,
+    "check_submission.py: not a zip": not_a_zip,
+    "check_submission.py: no such file": no_such_file,
     # the kinds' own rows shared by the kinds that list names in text files
     "a name listed twice": in_text(lambda lines: _joined(lines[:2] + [lines[1]] + lines[2:])),
     # readers/text.py, TEXT_ERRORS and CSV_ERRORS
@@ -448,23 +548,139 @@ def mistake_of(kind, problem):
     return getattr(TRACKS[kind], "MISTAKES", {}).get(problem) or MISTAKES.get(problem)
 
 
+def _score(work):
+    """The sentence the scoring program refuses work/res with against work/ref, '' if none."""
+    try:
+        runner.score_submission(work, Log(stream=io.StringIO()))
+    except SubmissionError as error:
+        return error.sentence
+    return ""
+
+
+def _checker(work, items, argument):
+    """The sentence check_submission.py refuses `argument` with (run in work, as a participant
+    runs it beside the submission), '' if none."""
+    import check_submission
+
+    with open(os.path.join(work, "public_items.json"), "w", encoding="utf-8") as stream:
+        stream.write(public.dumps(items))
+    here, errors = os.getcwd(), io.StringIO()
+    standard_error, standard_output = sys.stderr, sys.stdout
+    try:
+        os.chdir(work)
+        sys.stderr, sys.stdout = errors, io.StringIO()
+        status = check_submission.main([argument, "--items", "public_items.json"])
+    finally:
+        sys.stderr, sys.stdout = standard_error, standard_output
+        os.chdir(here)
+    last = (errors.getvalue().splitlines() or [""])[-1]
+    return last[len("Submission error: "):] if status == 1 and last.startswith("Submission error: ") else ""
+
+
+#: Linux's capabilities that let root read past permissions (capabilities(7)), and the
+#: version of capset's header (_LINUX_CAPABILITY_VERSION_3: two 32-bit words a set).
+_DAC_OVERRIDE, _DAC_READ_SEARCH, _CAPABILITY_VERSION_3 = 1, 2, 0x20080522
+
+
+def _bound_by_permissions(run):
+    """run() (a sentence) in a child process that has dropped the capabilities with which
+    root reads whatever the permissions say (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the
+    kernel then denies it what it denies a participant's own process. None where that
+    cannot be done (not Linux)."""
+    import ctypes
+    import json
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        capget, capset = libc.capget, libc.capset
+    except (OSError, AttributeError):
+        return None
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover (the child reports through the pipe)
+        try:
+            os.close(read)
+            header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+            data = (ctypes.c_uint32 * 6)()  # (effective, permitted, inheritable) twice
+            mask = ~((1 << _DAC_OVERRIDE) | (1 << _DAC_READ_SEARCH)) & 0xFFFFFFFF
+            if capget(header, data) == 0:
+                data[0] &= mask
+                data[1] &= mask
+                if capset(header, data) == 0:
+                    os.write(write, json.dumps(run()).encode("utf-8"))
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as stream:
+        data = stream.read()
+    os.waitpid(child, 0)
+    return json.loads(data.decode("utf-8")) if data else None
+
+
+#: A fresh Python that imports the checker, then limits its own address space to what it
+#: holds plus HEADROOM bytes (RLIMIT_AS, as `ulimit -v` sets it), then runs the checker.
+_BOUNDED = """
+import os, resource, sys
+sys.path.insert(0, sys.argv[1])
+import check_submission
+from scoring import tracks
+if sys.argv[3]:
+    tracks.add_folder(sys.argv[3])
+    tracks.TRACKS[sys.argv[4]]
+with open("/proc/self/statm") as stream:
+    held = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+resource.setrlimit(resource.RLIMIT_AS, (held + int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_AS)[1]))
+sys.exit(check_submission.main(sys.argv[5:]))
+"""
+
+
+def _bound_in_memory(work, items, headroom, kind):
+    """The sentence check_submission.py refuses work/res with when its address space may
+    grow by `headroom` bytes only once it has imported its code and the kind's (a fresh
+    process, so that no memory it freed before counts); None where that cannot be done (not
+    Linux)."""
+    import subprocess
+
+    import check_submission
+
+    if not os.path.exists("/proc/self/statm"):
+        return None
+    with open(os.path.join(work, "public_items.json"), "w", encoding="utf-8") as stream:
+        stream.write(public.dumps(items))
+    run = subprocess.run([sys.executable, "-c", _BOUNDED, os.path.dirname(os.path.abspath(check_submission.__file__)),
+                          str(headroom), os.path.dirname(getattr(TRACKS[kind], "__file__", "") or ""), kind, "res",
+                          "--items", "public_items.json"], cwd=work, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    last = (run.stderr.decode("utf-8", "replace").splitlines() or [""])[-1]
+    return last[len("Submission error: "):] if run.returncode == 1 and last.startswith("Submission error: ") else ""
+
+
 def program_sentence(track_items, mistake):
     """The sentence the scoring program refuses the phase's (cut) dummy submission with, once
-    mistake has been made to it; None where the phase leaves no way to make it, '' where the
-    program does not refuse it."""
+    mistake has been made to it; None where the phase or the system leaves no way to make
+    it, '' where the program does not refuse it. A mistake of permissions (unprivileged) is
+    scored without root's power to read past permissions when the build runs as root; a mistake of the checker's
+    (checked) is the checker run on what it makes."""
     items = {"format": public.FORMAT, "tracks": [few_items(track_items)]}
     work = tempfile.mkdtemp(prefix="manual-")
     try:
         public.stand_in_reference(items, os.path.join(work, "ref"))
+        argument = getattr(mistake, "checker_argument", None)
+        if argument is not None:
+            mistake(work)
+            return _checker(work, items, argument)
         public.dummy_submission(items, os.path.join(work, "res"))
         if mistake(os.path.join(work, "res"), track_items["kind"]) is False:
             return None
-        try:
-            runner.score_submission(work, Log(stream=io.StringIO()))
-        except SubmissionError as error:
-            return error.sentence
-        return ""
+        if getattr(mistake, "headroom", None):
+            return _bound_in_memory(work, items, mistake.headroom, track_items["kind"])
+        if getattr(mistake, "unprivileged", False) and getattr(os, "geteuid", lambda: 1)() == 0:
+            return _bound_by_permissions(lambda: _score(work))
+        return _score(work)
     finally:
+        unlistable_folder = os.path.join(work, "res", "my_results")
+        if os.path.isdir(unlistable_folder):  # made unlistable by a mistake: listable, to be removed
+            os.chmod(unlistable_folder, 0o700)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -502,8 +718,8 @@ def sentence_for(track_items, problem, template, own=True, strict=False):
     if mistake is None:
         return None
     sentence = program_sentence(track_items, mistake)
-    if sentence is None:  # the phase's names leave no way to make it: a row of every kind's does not apply
-        return None if own else False
+    if sentence is None:  # the phase's names leave no way to make it: a row of every kind's does not apply,
+        return None if own or getattr(mistake, "headroom", None) else False  # but memory always may
     if not sentence or not re.fullmatch(template_pattern(template), sentence, flags=re.S):
         if not own:
             return False

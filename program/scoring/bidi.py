@@ -20,7 +20,7 @@ import re
 import unicodedata
 
 from . import htmltext
-from .errors import visible
+from .errors import printable, visible
 
 FSI, PDI = "\u2068", "\u2069"
 _BREAKS = frozenset("/\\\n\r")
@@ -116,6 +116,16 @@ def plain(text):
         last = end
     parts.append(visible(text[last:]))
     return "".join(parts)
+
+
+def terminal(text):
+    """`text` as one line for a terminal or a platform's log viewer: printable (every control
+    of the text's own, FSI and PDI too, written as an escape such as \\u2068), then its
+    right-to-left runs between FSI and PDI. The viewers that lay text out by UAX #9 (the
+    platforms' log pages in a browser, terminals with bidi support) then keep the sentence in
+    order; the others draw FSI and PDI as nothing. The isolates are the line's only raw
+    controls: no name's own can pass for one."""
+    return plain(printable(str(text)))
 
 
 def has_rtl(text):

@@ -10,7 +10,8 @@ import sys
 import traceback
 
 from . import __version__, platform
-from .errors import ScoringError, printable
+from .bidi import terminal
+from .errors import ScoringError
 from .log import Log
 from .report import format_score, write_failure_page
 from .runner import run
@@ -37,7 +38,7 @@ def guarded(action, debug, internal_message, memory_message=None, on_failure=Non
         status, line = 3, internal_message
     if on_failure is not None:
         on_failure(status, line)
-    sys.stderr.write(printable(line) + "\n")
+    sys.stderr.write(terminal(line) + "\n")
     return status, None
 
 

@@ -14,7 +14,7 @@ import stat
 
 from . import names, unpack
 from .errors import ReferenceDataError, SubmissionError, printable
-from .layout import FILE_KINDS, is_platform_metadata
+from .layout import FILE_KINDS, check_regular_refusal, is_platform_metadata
 
 #: How deep folders may nest in a submission (a zip or a tar can carry thousands of levels):
 #: unpack's bound, so that no zip unpacks into what the index refuses.
@@ -309,6 +309,8 @@ class Submission(object):
         found = self._folder(folder)
         entries = found.files.get(names.canonical(name)) if found else None
         if not entries:
+            if found is not None and names.canonical(name) in found.folders:
+                self.refuse_folder(folder + (found.folders[names.canonical(name)],))
             return None
         if len(entries) > 1:
             raise SubmissionError(
@@ -316,6 +318,13 @@ class Submission(object):
                 % (len(entries), self.name(*(folder + (name,))),
                    ", ".join(ascii(entry.disk) for entry in entries)))
         return entries[0].name
+
+    def refuse_folder(self, parts):
+        """Refuse a folder where the phase expects a file of that name (a file unzipped 'to a
+        folder', or zipped inside a folder of its own name), saying what it holds."""
+        inside = self.entries(*parts)
+        holds = (" (it holds %s)" % names.shown_list(inside)) if inside else " (an empty one)"
+        check_regular_refusal(self.name(*parts), "a folder", SubmissionError, holds)
 
     def isfile(self, *parts):
         return self.find(parts[-1], *parts[:-1]) is not None

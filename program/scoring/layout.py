@@ -191,6 +191,12 @@ def check_regular(path, shown, error):
         raise error("%s cannot be read (%s)." % (shown, exc.strerror))
     if not stat.S_ISREG(info.st_mode):
         kind = "a folder" if stat.S_ISDIR(info.st_mode) else next(
-            (text for test, text in FILE_KINDS if test(info.st_mode)), "not a regular file")
-        raise error("%s is %s; expected a regular file." % (shown, kind))
+            (text for test, text in FILE_KINDS if test(info.st_mode)), "something else")
+        check_regular_refusal(shown, kind, error)
     return info
+
+
+def check_regular_refusal(shown, kind, error, holds=""):
+    """The refusal of `shown`, which is `kind` (a folder, a named pipe...) where a file is
+    expected; holds: what a folder holds, in brackets."""
+    raise error("%s is %s, not a regular file%s; put the file itself in its place." % (shown, kind, holds))

@@ -1,7 +1,9 @@
-"""Plain log lines on stderr, also kept for the detailed results page."""
+"""Plain log lines on stderr (right-to-left names isolated, bidi.terminal), also kept for the
+detailed results page (which isolates them its own way)."""
 
 import sys
 
+from .bidi import terminal
 from .errors import printable
 
 
@@ -19,5 +21,5 @@ class Log(object):
     def _emit(self, line):
         line = printable(line)
         self.lines.append(line)
-        self.stream.write(line + "\n")
+        self.stream.write(terminal(line) + "\n")
         self.stream.flush()

@@ -53,7 +53,7 @@ def _submission_for(track, index, all_tracks, log):
         hint = hints.near_folder(rel, others) or hints.top_holds(
             [name + "/" for name in others] + sorted(entries[0].name for entries in root.files.values()))
         raise SubmissionError(
-            "The submission has no folder %s/; this phase expects one folder per track (%s)%s."
+            "The submission has no folder %s/; this phase expects one folder per track: %s%s."
             % (rel, ", ".join(t.rel + "/" for t in all_tracks), hint))
     return Submission(index, (rel,) if rel else (), rel + "/" if rel else "")
 
@@ -84,7 +84,7 @@ def absent_file(submission, rel, what, unused_names=(), more="", folders=()):
     if guess is not None:
         return did_you_mean(submission, rel, guess, more)
     hint = hints.missing_file(submission, rel, submission.kind, unused_names, folders)
-    return SubmissionError("The submission has no %s; expected %s%s%s." % (submission.name(rel), what, more, hint))
+    return SubmissionError("The submission has no %s%s; expected %s%s." % (submission.name(rel), more, what, hint))
 
 
 def near_folder(submission, folder, expected_folders):
@@ -109,7 +109,7 @@ def find_files(submission, expected, what, folder=(), claimed=()):
     if absent:
         more = ""
         if len(absent) == len(expected) > 1:
-            more = " (all %d are missing)" % len(expected)
+            more = " (both are missing)" if len(expected) == 2 else " (all %d are missing)" % len(expected)
         elif len(absent) > 1:
             more = " (%d of the %d expected files are missing, e.g. %s)" % (
                 len(absent), len(expected), names.shown_list(absent, 3))

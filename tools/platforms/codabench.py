@@ -178,7 +178,7 @@ def document(competition):
                                                                                    phase.codabench_final_zip))
         tasks.append({
             "index": index,
-            "name": "%s: %s" % (title, label),
+            "name": "%s: %s" % (model.in_sentence(title), label),
             "description": description,
             "scoring_program": "scoring_program.zip",
             "reference_data": reference,

@@ -154,7 +154,7 @@ def multi_track_document(competition):
         else:
             start = development_start if number == 1 else end
         one = phase_spec(competition, phase, number, start,
-                         "%s: %s" % (title, competition.stage_settings(phase)["label"]))
+                         "%s: %s" % (model.in_sentence(title), competition.stage_settings(phase)["label"]))
         if phase.stage == "development":
             one["phase_never_ends"] = True
         numbered[number] = one

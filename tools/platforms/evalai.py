@@ -181,8 +181,8 @@ def document(competition):
     for number, phase in enumerate(competition.phases, 1):
         settings = competition.stage_settings(phase)
         codename, _ = names[id(phase)]
-        label = settings["label"] if len(tracks) == 1 else "%s: %s" % (competition.track_title(phase),
-                                                                     settings["label"])
+        label = settings["label"] if len(tracks) == 1 else "%s: %s" % (
+            model.in_sentence(competition.track_title(phase)), settings["label"])
         spec["challenge_phases"].append({
             "id": number,
             "name": model.fit(label, MAX_NAME, "The EvalAI phase name"),

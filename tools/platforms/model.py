@@ -96,9 +96,11 @@ def sorting(phase, key):
     return "asc" if key in phase.lower_is_better else "desc"
 
 
-def column_label(source, track_name, column, limit):
+def column_label(source, track_name, column, limit, isolate=False):
     """The title of a leaderboard column (columns.Column), at most `limit` characters, never
-    cut inside a word.
+    cut inside a word; isolate: its right-to-left runs between FSI and PDI (bidi.plain),
+    counted in the limit, for the platforms' HTML leaderboards ("كتاب الأغاني (2) RA" would
+    show its count before the name).
 
     The organizer's label in source.yaml for the key itself; else the column's qualifier (a
     protocol) and stratum as the organizer wrote them (a subset or manuscript: Sévigné, not
@@ -113,6 +115,8 @@ def column_label(source, track_name, column, limit):
     candidates += [" ".join(words + [labels.get(column.name, column.metric.title)]),
                    " ".join(words + [column.name.replace("_", " ").upper()]),
                    column.key.replace("_", " ")]
+    if isolate:
+        candidates = [bidi.plain(label) for label in candidates]
     return next(label for label in candidates if len(label) <= limit)
 
 
@@ -123,7 +127,8 @@ def shortened(competition, limit, platform):
     for phase in competition.tracks:
         for column in phase.columns:
             full = column_label(competition.source, phase.name, column, 10 ** 6)
-            shown = column_label(competition.source, phase.name, column, limit)
+            shown = column_label(competition.source, phase.name, column, limit, True)  # as the platform shows it
+            shown = shown.replace(bidi.FSI, "").replace(bidi.PDI, "")
             if shown != full:
                 notes.append("%s shows the column %r as %r (its column titles hold at most %d characters; give a "
                              "shorter label in source.yaml, tracks: %s: labels: %s: ...)."
@@ -263,8 +268,8 @@ class Competition(object):
 
     def columns(self, phase, limit):
         """[(key, title of at most `limit` characters, 'asc' | 'desc')] of the phase's
-        leaderboard, the primary key first."""
-        return [(column.key, column_label(self.source, phase.name, column, limit), sorting(phase, column.key))
+        leaderboard, the primary key first; the titles' right-to-left runs isolated."""
+        return [(column.key, column_label(self.source, phase.name, column, limit, True), sorting(phase, column.key))
                 for column in phase.columns]
 
     def reference(self, phase):
@@ -363,6 +368,12 @@ def read_zip(data):
     """[(name, bytes)] of the files of a zip given as bytes, in the zip's order."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         return [(name, archive.read(name)) for name in archive.namelist() if not name.endswith("/")]
+
+
+def in_sentence(text):
+    """A name set into a platform's plain-text field that its HTML shows beside other words
+    (a phase's 'title: Development'): its right-to-left runs between FSI and PDI."""
+    return bidi.plain(str(text))
 
 
 def escape(text):

@@ -15,7 +15,8 @@ import os
 import sys
 import time
 
-from ..errors import ReferenceDataError, SubmissionError, printable
+from ..bidi import terminal
+from ..errors import ReferenceDataError, SubmissionError
 from ..cli import guarded
 from ..log import Log
 from ..runner import phase_tracks, shown_title
@@ -95,8 +96,8 @@ def _number(text):
 
 def say(progress, line):
     """One line to the organizer's terminal: names in it cannot drive the terminal, nor
-    reorder or hide text (errors.printable)."""
-    progress.write(printable(line) + "\n")
+    reorder or hide text, right-to-left names isolated (bidi.terminal)."""
+    progress.write(terminal(line) + "\n")
     progress.flush()
 
 

@@ -215,10 +215,20 @@ def check_memory(n, itemsize, shown):
         )
 
 
+def readable(path, shown):
+    """Refuse a file the system does not let the program open (its permissions), naming it,
+    before a reader whose own errors would call it malformed."""
+    try:
+        open(path, "rb").close()
+    except (OSError, IOError) as exc:
+        raise SubmissionError("%s cannot be read (%s)." % (shown, exc.strerror or exc))
+
+
 def read_distances_npz(path, shown):
     """names and distances of an .npz, every size decided from the arrays' headers before
     anything is decompressed: a few kilobytes may declare gigabytes."""
     check_regular(path, shown, SubmissionError)
+    readable(path, shown)
     try:
         archive = np.load(path, allow_pickle=False)
     except Exception:
@@ -473,6 +483,7 @@ def read_distances_csv(path, shown):
     would accept. A failure is re-read row by row to name the first bad cell.
     """
     check_regular(path, shown, SubmissionError)
+    readable(path, shown)
     with open(path, "rb") as stream:
         head = bounded_line(stream, shown, 1, limit=ROW_LIMIT)
         if b"\r" in head.rstrip(b"\r\n"):  # lines ended by CR alone (classic Mac OS)

@@ -370,6 +370,10 @@ def find_prediction(submission, page):
             submission.name(page.manuscript, usable[0]), submission.name(page.manuscript, usable[1])))
     if usable:
         return usable[0]
+    folders = [name for name in submission.folders(page.manuscript) if os.path.splitext(name)[1].lower() in EXTENSIONS
+               and names.canonical(os.path.splitext(name)[0]) == names.canonical(page.stem)]
+    if folders:  # a folder named as the page's file ('extract to a folder')
+        submission.refuse_folder((page.manuscript, folders[0]))
     if jpeg:
         raise SubmissionError(
             "%s is a JPEG; JPEG is refused because its lossy compression changes colours and splits "

@@ -465,7 +465,7 @@ TEXT_ERRORS = [
     ("not UTF-8", "{file} line {line} is not UTF-8 text (byte 0xe9); save the file as UTF-8.", None),
     ("a NUL byte", "{file} line {line} holds a NUL byte; expected a text file.", None),
     ("a file that cannot be read", "{file} cannot be read (Permission denied).", None),
-    ("not a file", "{file} is a folder; expected a regular file.", None),
+    ("not a file", "{file} is a folder, not a regular file{folder_holds}; put the file itself in its place.", None),
     ("larger than the memory", "{file} is larger than the memory the scoring machine has left.", None),
     ("a line too long", "{file} line {line} is longer than %d bytes; expected one short record a line (a line end may "
                         "be missing)." % LINE_LIMIT, None),

@@ -498,8 +498,8 @@ def count_items(items):
 #: The sentences of a refusal (exit status 1), {name} standing for what varies. Each is
 #: (problem, sentence, when it can happen: None always, else a test of the options).
 ERRORS = [
-    ("no label file", "The submission has no {labels}; expected one <Subset>_labels.csv per subset ({all_labels}) "
-                      "or one labels.csv{more}{hint}.", None),
+    ("no label file", "The submission has no {labels}{more}; expected one <Subset>_labels.csv per subset "
+                      "({all_labels}) or one labels.csv{hint}.", None),
     ("both label forms", "The submission holds both labels.csv and {labels}; keep one form: one "
                          "<Subset>_labels.csv per subset or a single labels.csv.", None),
     ("a bad label", "{labels} line {line} has the label '{value}'; expected 0/1, authentic/imitation or "
@@ -766,8 +766,28 @@ def _cell(line, column, value):
     return change
 
 
-#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
+def _decoded_too_large(res, kind=None):
+    """The first subset's .npz declaring a 2,800 x 2,800 matrix of zeros, compressed: 63 MB
+    decoded, scored with a headroom of 24 MB of address space (tools/mistakes.py)."""
+    path = _of_kind(res, "_distances.npz")[0]
+    names = np.array(["image_%04d.jpg" % i for i in range(2800)])
+    np.savez_compressed(path, names=names, distances=np.zeros((2800, 2800)))
+    return True
+
+
+_decoded_too_large.headroom = 24 << 20
+#: A header of 200,000 names (a 320 GB matrix), scored with 1.05 GB of address space left: the
+#: sentence says 1.0 GB free wherever the build runs.
+_header_too_large = _matrix_csv(lambda rows: [[""] + ["image_%06d.jpg" % i for i in range(200000)]] + rows[1:])
+_header_too_large.headroom = 1050 * 10 ** 6
+
+
+#: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py); one
+#: with a headroom is scored with that much address space left.
 MISTAKES = {
+    "a matrix too large": _header_too_large,
+    "not a matrix": _matrix_csv(lambda rows: rows[:2] + [["\u00a0"]] + rows[2:]),
+    ".npz: too large to decode": _decoded_too_large,
     "no label file": _remove_all("_labels.csv"),
     "both label forms": _merged_too,
     "a bad label": _label_rows(lambda rows: [rows[0], [rows[1][0], "maybe"]] + rows[2:]),
@@ -847,4 +867,5 @@ def error_values(items):
         "free": "7.5", "bytes": 8 * len(first["images"]) ** 2, "held": 128, "held_compressed": 100,
         "huge": "9007199254740993",
         "reason": "Bad CRC-32 for file 'distances.npy'", "hint": "",
-        "more": " (all %d are missing)" % len(subsets) if len(subsets) > 1 else ""}
+        "more": "" if len(subsets) < 2 else " (both are missing)" if len(subsets) == 2 else
+        " (all %d are missing)" % len(subsets)}

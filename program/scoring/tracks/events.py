@@ -117,7 +117,8 @@ def check_files(submission, categories, log, missing="error"):
         found = matching.find_files(submission, expected, what)
     extra = [name for name in matching.unused(submission, found.values()) if name.lower().endswith(".txt")]
     if extra:
-        log.warn("The submission holds %d .txt files that name no category (ignored), e.g. %s."
+        log.warn("The submission holds 1 .txt file that names no category (ignored): %s." % extra[0] if len(extra) == 1
+                 else "The submission holds %d .txt files that name no category (ignored), e.g. %s."
                  % (len(extra), ", ".join(extra[:3])))
     return found
 
@@ -386,8 +387,8 @@ def count_items(items):
 #: The sentences of a refusal (exit status 1), {name} standing for what varies:
 #: (problem, sentence, when it can happen: None always, else a test of the options).
 ERRORS = [
-    ("a category file missing", "The submission has no {file}; expected one <Category>.txt per category, e.g. "
-                                "{file}, with lines '<image id> <confidence>'{more}{hint}.", None),
+    ("a category file missing", "The submission has no {file}{more}; expected one <Category>.txt per category, "
+                                "e.g. {file}, with lines '<image id> <confidence>'{hint}.", None),
     ("an empty file", "{file} is empty; expected one line '<image id> <confidence>' per image of category "
                       "{category}.", lambda options: options["missing"] == "error"),
     ("not two fields", "{file} line {line} has {field_count} ('{line_text}'); expected two, '<image id> <value>', "
@@ -464,4 +465,5 @@ def error_values(items):
             "count": len(ids), "line": 3, "first": 1, "field_count": "3 fields", "line_text": ids[0] + " 0.8 0.1",
             "value": "abc", "not_finite": "nan", "unknown": "unknown.jpg", "hint": "", "image_any": ids[0],
             "repeat_line": 3, "first_on_line": 2,
-            "more": " (all %d are missing)" % len(categories) if len(categories) > 1 else ""}
+            "more": "" if len(categories) < 2 else " (both are missing)" if len(categories) == 2 else
+            " (all %d are missing)" % len(categories)}

@@ -178,8 +178,9 @@ def prediction_file(submission, page, pages_by_manuscript):
     if filename is not None:
         return filename
     rel = page.manuscript + "/" + page.stem + ".png"
+    manuscripts = [m for m, _ in pages_by_manuscript]
+    others = [m for m in manuscripts if m != page.manuscript]  # their pages are their own, not misplaced copies
     if not submission.isdir(page.manuscript):
-        manuscripts = [m for m, _ in pages_by_manuscript]
         guess = matching.near_folder(submission, page.manuscript, manuscripts)
         if guess is not None:
             how = names.how_it_differs(guess, page.manuscript)
@@ -188,13 +189,12 @@ def prediction_file(submission, page, pages_by_manuscript):
                                       submission.name(page.manuscript), submission.name(guess), how, page.manuscript,
                                       " if it is meant for it" if how == names.CLOSE else "",
                                       names.shown_list([m + "/" for m in manuscripts])))
-        others = [m for m in manuscripts if m != page.manuscript]
         raise matching.absent_file(submission, rel, "a folder %s/ with one prediction per page of manuscript %s"
                                    % (page.manuscript, page.manuscript), folders=others)
     stems = [p.stem for m, group in pages_by_manuscript if m == page.manuscript for p in group]
-    raise matching.absent_file(submission, rel, "one prediction per ground-truth page (%s/%s.png, .tif, .tiff or "
-                               ".bmp)" % (page.manuscript, page.stem), unused_files(submission, page.manuscript,
-                                                                                    stems))
+    raise matching.absent_file(submission, rel, "one prediction per ground-truth page, as %s/%s.png, .tif, .tiff or "
+                               ".bmp" % (page.manuscript, page.stem), unused_files(submission, page.manuscript,
+                                                                                    stems), folders=others)
 
 
 def unused_files(submission, manuscript, stems):
@@ -615,8 +615,8 @@ def count_items(items):
 #: The sentences of a refusal (exit status 1), {name} standing for what varies:
 #: (problem, sentence, when it can happen: None always, else a test of the options).
 ERRORS = [
-    ("a page missing", "The submission has no {page}; expected one prediction per ground-truth page ({page}, .tif, "
-                       ".tiff or .bmp){hint}.", None),
+    ("a page missing", "The submission has no {page}; expected one prediction per ground-truth page, as {page}, .tif, "
+                       ".tiff or .bmp{hint}.", None),
     ("a manuscript folder missing", "The submission has no {page}; expected a folder {manuscript}/ with one "
                                     "prediction per page of manuscript {manuscript}{hint}.", None),
     ("a manuscript folder named almost so", "The submission has no folder {manuscript}/; found {manuscript_near}/, "
@@ -648,7 +648,8 @@ ERRORS = [
     ("another image mode", "{page} has the image mode CMYK; expected an RGB/RGBA colour image, an 8- or 16-bit grey "
                            "label image or a binary mask.", None),
     ("a file that cannot be read", "{page} cannot be read (Permission denied).", None),
-    ("not a file", "{page} is a folder; expected a regular file.", None),
+    ("not a file", "{page} is a folder, not a regular file{folder_holds}; put the file itself in its place.",
+     None),
     ("out of memory", "A page worker was killed by the system while decoding or scoring a page (most likely for "
                       "lack of memory); check the size of the prediction images.", None),
 ]
