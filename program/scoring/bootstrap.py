@@ -151,14 +151,63 @@ def score_samples(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEE
     return estimates, samples
 
 
-def degrees_of_freedom(view, key=None):
-    """N - B for a ratio of sums (N items in B blocks). Average precision is a mean over the
-    positives of the precision at their ranks: its uncertainty rests on the positives, so
-    its degrees of freedom are the positives less one per stratum."""
-    statistic = view.scores[key or view.primary].statistic
+def degrees_of_freedom(view, key=None, welch=True):
+    """The degrees of freedom of the widening. A ratio of sums: Satterthwaite's for the
+    variance of a stratified sum, (sum_b v_b)^2 / sum_b v_b^2 / (n_b - 1), v_b the unbiased
+    variance of block b's share of the score (item_shares) times its n_b items
+    (Satterthwaite 1946, Biometrics Bulletin 2, 110-114; Welch's for two groups): N - B
+    when the blocks vary alike, down to n_b - 1 when one block holds the variance, as a
+    manuscript whose few pages include a failed one does (rounded down, as the quantiles
+    take whole degrees of freedom); a submission without variance, or welch False (the
+    view's shape alone), N - B (N items in B blocks). Average
+    precision is a mean over the positives of the precision at their ranks: its
+    uncertainty rests on the positives, so its degrees of freedom are the positives less
+    one per stratum."""
+    score = view.scores[key or view.primary]
+    statistic = score.statistic
     if statistic.kind == "average_precision":
         return int(view.columns[statistic.label].sum() - len(view.strata))
-    return int(view.block.shape[0] - np.unique(view.block).shape[0])
+    blocks = view.block if score.stratum is None else view.block[slice(*view.bounds[score.stratum])]
+    plain = int(blocks.shape[0] - np.unique(blocks).shape[0])
+    if not welch:
+        return plain
+    shares = item_shares(view, score)
+    variances, spread = [], []
+    for block in np.unique(blocks):
+        part = shares[blocks == block]
+        if part.shape[0] > 1:
+            variances.append(part.shape[0] * float(np.var(part, ddof=1)))
+            spread.append(part.shape[0] - 1.0)
+    variances = np.array(variances)
+    total = float(variances.sum()) if variances.size else 0.0
+    if total <= 0:
+        return plain
+    return min(plain, max(1, int(np.floor(total * total / float(np.sum(variances * variances / np.array(spread)))))))
+
+
+def item_shares(view, score):
+    """Each item's share of a ratio score, the denominators held at their sums: item i of
+    stratum h adds sum over terms t of num_t(i) / (T G sum den_t), G the strata averaged
+    (1 for one stratum's score; pooled: the sums over every item); 0 outside the score's
+    items and where a denominator sums to 0."""
+    statistic = score.statistic
+    shares = np.zeros(len(view.items))
+    terms = len(statistic.terms)
+    if score.stratum is not None:
+        groups, count = [view.bounds[score.stratum]], 1
+    elif score.pooled:
+        groups, count = [(0, len(view.items))], 1
+    else:
+        groups, count = view.bounds, max(len(view.strata), 1)
+    for num, den in statistic.terms:
+        for start, end in groups:
+            total = float(np.sum(view.columns[den][start:end]))
+            if total != 0:
+                shares[start:end] += view.columns[num][start:end] / (terms * count * total)
+    if score.stratum is not None:
+        start, end = view.bounds[score.stratum]
+        return shares[start:end]
+    return shares
 
 
 @functools.lru_cache(maxsize=None)  # a pure function of two numbers, asked for every chunk of pairs
@@ -169,7 +218,10 @@ def critical_value(df, level=LEVEL):
 
 
 def widening(df, level=LEVEL):
-    """t(level, df) / z(level): how much wider the interval is made for few items."""
+    """t(level, df) / z(level): how much wider the interval is made for few items; df an
+    array: one factor per column."""
+    if np.ndim(df):
+        return np.array([widening(float(d), level) for d in np.ravel(df)]).reshape(np.shape(df))
     if df < 1:
         return 1.0
     return critical_value(df, level) / normal_quantile(1 - (1 - level) / 2)
