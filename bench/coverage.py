@@ -319,17 +319,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicates", type=int, default=300)
     parser.add_argument("--resamples", type=int, default=bootstrap.DEFAULT_RESAMPLES)
-    parser.add_argument("--only", default="", help="the settings whose name holds this text")
+    parser.add_argument("--only", nargs="*", default=[""], help="the settings whose name holds one of these texts")
+    parser.add_argument("--no-tests", action="store_true", help="the intervals only")
     args = parser.parse_args(argv)
     r = args.replicates
     print("| setting | interval holds the expected score (mean width) | prediction interval holds a 2nd test set's "
           "score (width) | test at 0.05 under the weak null (0.01) | power (no p-value given) |")
     print("|---|---|---|---|---|")
     for name in SETTINGS:
-        if args.only not in name:
+        if not any(text in name for text in args.only):
             continue
         expected, predicted, width, predicted_width = coverage(name, r, args.resamples)
-        if name == "events":
+        if args.no_tests:
+            level = power = ""
+        elif name == "events":
             tests = [(map_test(r), None), (map_test(r, 0.5), None)]
             level = "%s (map)" % _cell(tests[0][0])
             power = "%s (positives +0.5)" % _cell(tests[1][0])

@@ -63,6 +63,42 @@ def test_satterthwaite_degrees_of_freedom_of_a_stratified_mean():
     assert bootstrap.degrees_of_freedom(flat, "mean") == 5  # no variance: the view's shape
 
 
+def test_a_steady_score_on_few_pages_keeps_room_for_unseen_failures():
+    """18 pages of IU 0.7 (every resample 0.7): failing on a share f of pages with (1 - f)^18
+    = 0.025 gives 0.7 x 0.025^(1/18) = 0.5703 (f = 0.185), the interval's low end; one
+    manuscript's own score rests on 6 pages: 0.7 x 0.025^(1/6) = 0.3785. A lower-is-better
+    score has no such floor."""
+    view = simulation.ItemView(["a", "b", "c"], [6, 6, 6], [str(i) for i in range(18)],
+                               {"v": np.full(18, 0.7), "one": np.ones(18)},
+                               [("mean", simulation.Score(simulation.Ratio(("v", "one")), ranked=True)),
+                                ("a_mean", simulation.Score(simulation.Ratio(("v", "one")), stratum=0)),
+                                ("error", simulation.Score(simulation.Ratio(("v", "one")), lower_is_better=True))],
+                               "mean", ["one"])
+    assert bootstrap.score_interval(view, "mean", 50) == pytest.approx((0.5703, 0.7), abs=1e-4)
+    assert bootstrap.score_interval(view, "a_mean", 50) == pytest.approx((0.3785, 0.7), abs=1e-4)
+    assert bootstrap.score_interval(view, "error", 50) == pytest.approx((0.7, 0.7))
+    assert bootstrap.participant_intervals(view, "mean", 50)[1][0] == pytest.approx(0.5703, abs=1e-4)
+
+
+def test_the_skew_corrected_low_end_is_halls_interval():
+    """40 images, 34 right, one subset (uar 0.85): the low end of Hall's interval from the
+    definition, with scipy.stats: se = s / sqrt(n), b = G1 / (3 sqrt n) (G1 Fisher's
+    adjusted skewness), c = t(0.975, 39), low = T - se g^-1(c), g^-1(y) = ((1 + 3 b (y -
+    b / 2))^(1/3) - 1) / b; below the failure floor 0.85 x 0.025^(1/40), so the interval's."""
+    stats = pytest.importorskip("scipy.stats")
+    v = (np.arange(40) < 34).astype(float)
+    n = 40
+    b = stats.skew(v, bias=False) / (3 * np.sqrt(n))
+    c = stats.t.ppf(0.975, n - 1)
+    low = 0.85 - np.std(v, ddof=1) / np.sqrt(n) * (np.cbrt(1 + 3 * b * (c - b / 2)) - 1) / b
+    view = simulation.ItemView(["s"], [n], [str(i) for i in range(n)], {"v": v, "one": np.ones(n)},
+                               [("uar", simulation.Score(simulation.Ratio(("v", "one")), ranked=True))], "uar", ["one"])
+    assert bootstrap.skew_low(view, "uar", 0.85) == pytest.approx(low, rel=1e-9)
+    assert low < 0.85 * 0.025 ** (1 / 40.0)
+    assert bootstrap.failure_floor(view, "uar", 0.85) == pytest.approx(low, rel=1e-9)
+    assert bootstrap.score_interval(view, "uar", 100)[0] == pytest.approx(low, rel=1e-9)
+
+
 def test_the_chance_that_a_failing_leader_shows_no_failure():
     """Shares of 10 units (pages of one stratum, value / 10): A scores 0.8 everywhere, B 0.6.
     A failing (share 0) on a share f of pages loses f x 0.8, so f = 0.2 / 0.8 = 1/4 brings

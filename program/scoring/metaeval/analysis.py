@@ -376,7 +376,8 @@ def _confidence(track, views, board, options):
     for column, view in enumerate(views):
         for key, values in itemview.aggregate(view, weights, ranked).items():
             samples[key][:, column] = values
-    intervals = OrderedDict((k, bootstrap.interval(s, board.values[k], df[k], bounds=track.scores[k].bounds))
+    intervals = OrderedDict((k, bootstrap.interval(s, board.values[k], df[k], bounds=track.scores[k].bounds,
+                                                   floor=_floors(views, k, board.values[k])))
                             for k, s in samples.items())
     sample_keys = OrderedDict((k, resample_keys(views, k, samples[k], weights)) for k in ranked)
     ranks = bootstrap.competition_ranks(sample_keys[track.primary])
@@ -388,6 +389,12 @@ def _confidence(track, views, board, options):
         OrderedDict((k, bootstrap.degrees_of_freedom(views[0], k, welch=False)) for k in ranked),
         [(s, int(n)) for s, n in zip(views[0].strata, views[0].sizes) if n < 10], samples, intervals, sample_keys,
         np.median(ranks, axis=0), bootstrap.rank_interval(ranks), frequency)
+
+
+def _floors(views, key, values):
+    """(K,) bootstrap.failure_floor of every submission's score, or None where the score has none."""
+    floors = [bootstrap.failure_floor(v, key, value) for v, value in zip(views, np.asarray(values).tolist())]
+    return None if any(f is None for f in floors) else np.array([float(f) for f in floors])
 
 
 # -- significance -----------------------------------------------------------------------------

@@ -327,7 +327,9 @@ def _confidence(doc, a, anchor, name):
         "(stratum and, where the view has one, true class), each block of b items with b - 1 draws (Rao and "
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
         "per-item terms. Percentile intervals recentred on the score and widened by t(0.975, df)/z(0.975) (%s), "
-        "clipped to the score's range. Each interval holds the submission's expected score (the mean of its "
+        "clipped to the score's range; a ratio score that is higher-is-better from 0 keeps its low end at most "
+        "score x 0.025^(1/n), n its %ss, what it would keep failing on as many %ss as n %ss leave unseen 2.5 "
+        "times in 100. Each interval holds the submission's expected score (the mean of its "
         "scores over test sets drawn like this one: for a mean over items, what an unlimited test set of this "
         "kind would give; for an average precision, the expectation at this test set's size, above a large "
         "one's) about 95 times in 100, as "
@@ -335,7 +337,7 @@ def _confidence(doc, a, anchor, name):
         "about that expectation too and falls outside more often. "
         "Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
             a.confidence.resamples, a.confidence.seed, a.unit,
-            "; ".join(_widening(a, k) for k in a.ranked)))
+            "; ".join(_widening(a, k) for k in a.ranked), a.unit, a.unit, a.unit))
     if a.confidence.small_strata:
         doc.paragraph("Small strata (fewer than 10 %ss): %s; their intervals rest on few items." % (
             a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))
