@@ -93,10 +93,11 @@ def test_the_skew_corrected_low_end_is_halls_interval():
     low = 0.85 - np.std(v, ddof=1) / np.sqrt(n) * (np.cbrt(1 + 3 * b * (c - b / 2)) - 1) / b
     view = simulation.ItemView(["s"], [n], [str(i) for i in range(n)], {"v": v, "one": np.ones(n)},
                                [("uar", simulation.Score(simulation.Ratio(("v", "one")), ranked=True))], "uar", ["one"])
-    assert bootstrap.skew_low(view, "uar", 0.85) == pytest.approx(low, rel=1e-9)
+    # rel 1e-7: scipy 1.3's t.ppf (CDFLIB's stdtrit) is off by about 1e-9 (scoring/metrics/quantiles.py)
+    assert bootstrap.skew_low(view, "uar", 0.85) == pytest.approx(low, rel=1e-7)
     assert low < 0.85 * 0.025 ** (1 / 40.0)
-    assert bootstrap.failure_floor(view, "uar", 0.85) == pytest.approx(low, rel=1e-9)
-    assert bootstrap.score_interval(view, "uar", 100)[0] == pytest.approx(low, rel=1e-9)
+    assert bootstrap.failure_floor(view, "uar", 0.85) == pytest.approx(low, rel=1e-7)
+    assert bootstrap.score_interval(view, "uar", 100)[0] == pytest.approx(low, rel=1e-7)
 
 
 def test_the_chance_that_a_failing_leader_shows_no_failure():
