@@ -31,13 +31,17 @@ def below(values, alpha=ALPHA):
     return out
 
 
-def withheld_reason(unit_count, unit):
-    """The sentence that says why a pair has no p-value."""
-    return ("no p-value where the submission ahead, were it to fail (score nothing on a %s) on just enough %ss to "
-            "lose its lead in expectation, would show no failure in %d %ss with a chance of 5%% or more (given "
-            "per pair): such a pair cannot be told apart from one whose leader fails now and then and did not "
-            "here, and no test of these %ss holds its level for it (bench/coverage.py); the interval of the "
-            "difference and P(A better) remain" % (unit, unit, unit_count, unit, unit))
+def withheld_reason(unit_count, unit, chance=None):
+    """The sentence that says why a pair has no p-value: in general, or for one pair whose
+    leader would hide its failures with `chance` (significance.unseen_failure)."""
+    if chance is None:
+        return ("no p-value for a pair whose leader could fail unseen: were it to fail (score nothing) on just "
+                "enough %ss to lose its lead in expectation, %d %ss would hold no such failure with a chance of 5%% "
+                "or more (given per pair); no test of these %ss holds its level for such a pair "
+                "(bench/coverage.py), and its interval and P(A better) remain" % (unit, unit_count, unit, unit))
+    return ("no p-value: were the submission ahead to fail (score nothing) on just enough %ss to lose its lead in "
+            "expectation, %d %ss would hold no such failure with a chance of %.0f%%, and no test of these %ss holds "
+            "its level for such a pair (bench/coverage.py)" % (unit, unit_count, unit, 100 * chance, unit))
 
 
 class Options(object):

@@ -115,7 +115,8 @@ def pairs_csv(analyses):
                                                  -tests.high, -tests.low, tests.p, tests.p_adjusted)]
             for (i, j), d, low, high, back, back_low, back_high, p, q, withheld, unseen in zip(
                     tests.pairs.tolist(), *(columns + [tests.withheld.tolist(), tests.unseen.tolist()])):
-                test = tests.test + ("; %s (here %.0f%%)" % (tests.withheld_reason, 100 * unseen) if withheld else "")
+                test = tests.test + ("; " + analysis.withheld_reason(tests.unit_count, a.unit, unseen) if withheld
+                                     else "")
                 rows.append([a.label, key, a.names[i], a.names[j], d, low, high, p, q, test])
                 rows.append([a.label, key, a.names[j], a.names[i], back, back_low, back_high, p, q, test])
     return csv_text(PAIRS_HEADER, rows)
