@@ -1,31 +1,34 @@
 """What the intervals and tests promise, measured: python3 bench/coverage.py [--replicates N]
-[--resamples N] [--setting NAME ...].
+[--resamples N] [--only TEXT ...] [--no-tests].
 
 Test sets are drawn from known generating models at the sizes competitions have, built as
 the tracks build their per-item views (the same items, strata, resampling blocks and
 Score statistics) and scored by the real aggregation (itemview.aggregate) and the real
 intervals (bootstrap.participant_intervals: the participant's page, whose interval is
-compare.py's) and paired tests (analysis.paired_tests, compare.py's):
+compare.py's) and paired tests (analysis.paired_tests, compare.py's; a pair given no
+p-value is not a rejection):
 
   events          8 categories x 100 images, 5 positives per category (average precision)
-  lines           3 manuscripts x 6 pages, heavy-tailed page line IU (a page fails, IU
-                  near 0, with probability 0.2)
-  lines-rare      the same with failures one page in ten
+  lines: ...      3 manuscripts of 6 or 10 pages, page line IU of one of FAMILIES (pages
+                  that fail one page in 5, 8 or 10; skewed Betas; Pareto losses; pages of
+                  1 to 8 lines)
   authentication  3 subsets x 40 images, labels drawn at random, 95% right on authentic
-                  images and 60% on imitations (a class gap)
-  authentication-fixed  the same with 20 imitations in every subset of every test set
+                  images and 60% on imitations (a class gap); -fixed: half imitations in
+                  every subset of every test set; -few-imitations: 10% imitations;
+                  -unequal: subsets of 10, 40 and 120 images
 
 For each: the share of replicates whose 95% interval holds the expected score (the mean
 of the score over test sets of this kind: exact for a mean, from 20,000 test sets for
 average precision), and the share whose prediction interval holds the score of a second
-test set drawn independently. For the paired test of line IU: its rejection rate at 0.05
-and 0.01 under the weak null (a steady submission against a heavy-tailed one with the
-same expected page IU in every manuscript) and its power (the steady one better by 0.1
-and 0.2 in expected page IU), beside those of the sign-flip test alone; and the paired
-test of map (by category) under the null and with the second submission's positives
-scored 0.5 higher.
-Each share comes with its Monte Carlo standard error. The full run (docs/organizers.md's
-table) is the default: 1,000 replicates of 1,000 resamples.
+test set drawn independently, with their mean widths. The paired test: its rejection
+rate at 0.05 and 0.01 under the weak null (lines: a steady submission against one of the
+family with the same expected page IU in every manuscript; authentication: the class gap
+against a submission right as often on both classes) and its power (the steady one 0.1
+and 0.2 better, the even one 0.05), with the share of pairs given no p-value; events:
+the paired test of map (by category) under the null and with the second submission's
+positives scored 0.5 higher.
+Each share comes with its Monte Carlo standard error. The full run (docs/compare-methods.md's
+table, "Measured") is the default: 300 replicates of 1,000 resamples per setting.
 """
 
 import argparse
@@ -62,7 +65,7 @@ def events_view(rng):
                     block=block, unit="image")
 
 
-MANUSCRIPTS, PAGES = 3, 6
+PAGES = 6  # pages per manuscript (3 manuscripts: MEANS)
 MEANS = (0.55, 0.65, 0.75)  # expected page IU per manuscript
 
 
@@ -156,7 +159,6 @@ def lines_view(values, pages=PAGES):
                     [("line_iu", Score(Ratio(("line_iu", "one")), ranked=True))], "line_iu", ["one"], unit="page")
 
 
-SUBSETS, SUBSET_IMAGES = 3, 40
 RIGHT = {True: 0.60, False: 0.95}  # P(right) on imitations (label 1) and authentic images
 
 #: name -> (images per subset, share of imitations, fixed class counts)
