@@ -22,6 +22,7 @@ from . import cases as case_values, challenger, exact, pixels
 
 ALPHA = 0.05
 
+
 def below(values, alpha=ALPHA):
     """values < alpha, False where a value is NaN (a test not given)."""
     values = np.asarray(values, dtype=np.float64)
