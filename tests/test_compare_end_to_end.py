@@ -194,3 +194,25 @@ def _is_number(cell):
     except ValueError:
         return False
     return True
+
+
+def test_a_pair_whose_leader_could_fail_unseen_is_given_no_p_value(scenario):
+    """Lines, 15 pages, line IU a page's share (no page scores less than 0): a leader at s1
+    failing (IU 0) on a share f of pages loses f s1, so f = (s1 - s2) / s1 closes the gap,
+    and 15 pages hold no failure with chance (1 - f)^15 = (s2 / s1)^15. From 5% on (sub1
+    against sub2, 0.05 apart) pairs.csv leaves p empty and names that chance; far apart
+    (sub1 against sub8) the pair is tested. The LaTeX caption counts the pairs given no test."""
+    _, _, _, _, out, _ = scenario
+    score = dict((r["submission"], float(r["score"])) for r in read_ranking(out, "lines"))
+    with open(os.path.join(str(out), "pairs.csv"), encoding="utf-8") as stream:
+        rows = dict(((r["a"], r["b"]), r) for r in csv.DictReader(stream)
+                    if r["track"] == "lines" and r["score"] == "line_iu")
+    chance = (score["sub2"] / score["sub1"]) ** 15
+    assert chance >= 0.05
+    assert rows["sub1", "sub2"]["p"] == rows["sub1", "sub2"]["p_adjusted"] == ""
+    assert "with a chance of %.0f%%" % (100 * chance) in rows["sub1", "sub2"]["test"]
+    assert (score["sub8"] / score["sub1"]) ** 15 < 0.05
+    assert float(rows["sub1", "sub8"]["p"]) < 0.05 and "no p-value" not in rows["sub1", "sub8"]["test"]
+    withheld = sum(1 for (a, b), r in rows.items() if a < b and r["p"] == "")
+    with open(os.path.join(str(out), "latex", "lines-ranking.tex"), encoding="utf-8") as stream:
+        assert "No test is given for %d of the 28 pairs" % withheld in stream.read()

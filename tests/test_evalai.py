@@ -434,11 +434,19 @@ def test_half_widths_of_a_mean_follow_its_standard_error():
     assert abs(half - expected) < 0.08 * expected, (half, expected)
 
 
-def test_half_widths_are_zero_when_every_resample_scores_the_same():
+def test_half_widths_when_every_resample_scores_the_same():
+    """Every item right: every resample scores 1, and the interval is only the room kept for
+    failures 50 items can hide, [0.025^(1/50), 1] (no failure in 50 items 2.5 times in 100
+    leaves a failure rate of 1 - 0.025^(1/50) possible): half of 1 - 0.025^(1/50). Every
+    item wrong (lower is better, an error rate of 0): 0."""
     n = 50
     view = itemview.ItemView(["all"], [n], ["i%d" % i for i in range(n)], {"hit": np.ones(n), "one": np.ones(n)},
                              {"accuracy": itemview.Score(itemview.Ratio(("hit", "one")))}, "accuracy")
-    assert bootstrap.half_widths(view, resamples=200).popitem()[1] == 0
+    assert bootstrap.half_widths(view, resamples=200).popitem()[1] == pytest.approx((1 - 0.025 ** (1 / 50.0)) / 2)
+    errors = itemview.ItemView(["all"], [n], ["i%d" % i for i in range(n)], {"miss": np.zeros(n), "one": np.ones(n)},
+                               {"error": itemview.Score(itemview.Ratio(("miss", "one")), lower_is_better=True)},
+                               "error")
+    assert bootstrap.half_widths(errors, resamples=200).popitem()[1] == 0
 
 
 def test_half_widths_of_ratios_come_from_compare_pys_draws():

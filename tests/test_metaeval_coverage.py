@@ -1,7 +1,7 @@
 """Intervals that cover: a seeded simulation of test sets drawn like the tracks' (few pages
 per manuscript, a few hundred images per subset, images within categories), each scored
 and given the participant's interval (compare.py's); the 95% intervals must cover the
-target 93% to 97% of the time. Deterministic (fixed seeds), a few seconds."""
+target 93% to 97% of the time (on few pages up to 99%). Deterministic (fixed seeds), a few seconds."""
 
 import numpy as np
 import pytest
@@ -58,10 +58,13 @@ def categories(rng, count=5, size=200, positives=20, separation=1.0):
                     block=block)
 
 
-@pytest.mark.parametrize("per_manuscript", [5, 10])
-def test_pages_few_per_manuscript(per_manuscript):
+@pytest.mark.parametrize("per_manuscript, most", [(5, 0.99), (10, 0.97)])
+def test_pages_few_per_manuscript(per_manuscript, most):
+    """On 15 pages the interval's low end keeps room for failures so few pages may not show
+    (bootstrap.failure_floor: at most the score x 0.025^(1/15) = 0.78 x), so it covers more
+    than 95 times in 100 there (the page says "at least 93"); on 30, about 95."""
     target = np.mean([(2 + h) / (4.0 + h) for h in range(3)])
-    assert 0.93 <= coverage(lambda rng: pages(rng, 3, per_manuscript), target) <= 0.97
+    assert 0.93 <= coverage(lambda rng: pages(rng, 3, per_manuscript), target) <= most
 
 
 def test_images_within_subsets():

@@ -14,9 +14,11 @@ from scoring import bootstrap
 from scoring.metaeval import analysis
 
 SAMPLE = os.path.join(ROOT, "input")
-#: The sample phase's intervals as evaluate.py printed them once (numpy 2.4, 1.26 and 1.17
-#: give the same: the draws are RandomState's, whose stream numpy keeps; map's needs none).
-SAMPLE_INTERVALS = {"uar": ("0.7715", "0.8666"), "map": ("0.6006", "0.6767"), "line_iu": ("0.4911", "0.9038")}
+#: The sample phase's intervals as evaluate.py printed them once (the ratios: Satterthwaite's degrees
+#: of freedom, line_iu 2 of 8, one manuscript holding most of the variance; uar's low end Hall's).
+#: numpy 2.4, 1.26 and 1.17 give the same: the draws are RandomState's, whose stream numpy keeps;
+#: map's needs none.
+SAMPLE_INTERVALS = {"uar": ("0.7657", "0.8667"), "map": ("0.6006", "0.6767"), "line_iu": ("0.2984", "1.0000")}
 
 
 def intervals_on_page(output):
@@ -31,7 +33,7 @@ def test_the_sample_page_shows_each_ranking_scores_interval(tmp_path):
     assert run.status == 0, run.stderr
     found, page = intervals_on_page(run.output)
     assert found == SAMPLE_INTERVALS
-    assert page.count("Where your score on an unlimited test set of this kind would lie, about 95 times in 100") == 2
+    assert page.count("Where your score on an unlimited test set of this kind would lie, at least 93 times in 100") == 2
     assert page.count("Where your expected score on test sets of this size lies") == 1  # map
     assert "your score would fall in this interval" not in page  # the sentence 0.1.0 said, measured false
     predictions = dict((key, (low, high)) for key, low, high in re.findall(

@@ -99,8 +99,9 @@ def participant_intervals(view, key=None, resamples=DEFAULT_RESAMPLES, seed=DEFA
         return ap_intervals(view, key)
     estimates, samples = score_samples(view, [key], resamples, seed, rows)
     df, bounds = degrees_of_freedom(view, key), view.scores[key].bounds
-    low, high = interval(samples[key], estimates[key], df, LEVEL, bounds)
-    p_low, p_high = predicted(samples[key], estimates[key], df, LEVEL, bounds)
+    floor = failure_floor(view, key, estimates[key])
+    low, high = interval(samples[key], estimates[key], df, LEVEL, bounds, floor)
+    p_low, p_high = predicted(samples[key], estimates[key], df, LEVEL, bounds, floor)
     return (float(low), float(high)), (float(p_low), float(p_high))
 
 
@@ -117,7 +118,7 @@ def score_intervals(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_S
             out[key] = ap_intervals(view, key, level)[0]
             continue
         low, high = interval(samples[key], estimates[key], degrees_of_freedom(view, key), level,
-                             view.scores[key].bounds)
+                             view.scores[key].bounds, failure_floor(view, key, estimates[key], level))
         out[key] = (float(low), float(high))
     return out
 
@@ -265,14 +266,124 @@ def score_samples(view, keys=None, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEE
     return estimates, samples
 
 
-def degrees_of_freedom(view, key=None):
-    """N - B for a ratio of sums (N items in B blocks). Average precision is a mean over the
-    positives of the precision at their ranks: its uncertainty rests on the positives, so
-    its degrees of freedom are the positives less one per stratum."""
-    statistic = view.scores[key or view.primary].statistic
+def degrees_of_freedom(view, key=None, welch=True):
+    """The degrees of freedom of the widening. A ratio of sums: Satterthwaite's for the
+    variance of a stratified sum, (sum_b v_b)^2 / sum_b v_b^2 / (n_b - 1), v_b the unbiased
+    variance of block b's share of the score (item_shares) times its n_b items
+    (Satterthwaite 1946, Biometrics Bulletin 2, 110-114; Welch's for two groups): N - B
+    when the blocks vary alike, down to n_b - 1 when one block holds the variance, as a
+    manuscript whose few pages include a failed one does (rounded down, as the quantiles
+    take whole degrees of freedom); a submission without variance, or welch False (the
+    view's shape alone), N - B (N items in B blocks). Average
+    precision is a mean over the positives of the precision at their ranks: its
+    uncertainty rests on the positives, so its degrees of freedom are the positives less
+    one per stratum."""
+    score = view.scores[key or view.primary]
+    statistic = score.statistic
     if statistic.kind == "average_precision":
         return int(view.columns[statistic.label].sum() - len(view.strata))
-    return int(view.block.shape[0] - np.unique(view.block).shape[0])
+    blocks = view.block if score.stratum is None else view.block[slice(*view.bounds[score.stratum])]
+    plain = int(blocks.shape[0] - np.unique(blocks).shape[0])
+    if not welch:
+        return plain
+    shares = item_shares(view, score)
+    variances, spread = [], []
+    for block in np.unique(blocks):
+        part = shares[blocks == block]
+        if part.shape[0] > 1:
+            variances.append(part.shape[0] * float(np.var(part, ddof=1)))
+            spread.append(part.shape[0] - 1.0)
+    variances = np.array(variances)
+    total = float(variances.sum()) if variances.size else 0.0
+    if total <= 0:
+        return plain
+    return min(plain, max(1, int(np.floor(total * total / float(np.sum(variances * variances / np.array(spread)))))))
+
+
+def item_shares(view, score):
+    """Each item's share of a ratio score, the denominators held at their sums: item i of
+    stratum h adds sum over terms t of num_t(i) / (T G sum den_t), G the strata averaged
+    (1 for one stratum's score; pooled: the sums over every item); 0 outside the score's
+    items and where a denominator sums to 0."""
+    statistic = score.statistic
+    shares = np.zeros(len(view.items))
+    terms = len(statistic.terms)
+    if score.stratum is not None:
+        groups, count = [view.bounds[score.stratum]], 1
+    elif score.pooled:
+        groups, count = [(0, len(view.items))], 1
+    else:
+        groups, count = view.bounds, max(len(view.strata), 1)
+    for num, den in statistic.terms:
+        for start, end in groups:
+            total = float(np.sum(view.columns[den][start:end]))
+            if total != 0:
+                shares[start:end] += view.columns[num][start:end] / (terms * count * total)
+    if score.stratum is not None:
+        start, end = view.bounds[score.stratum]
+        return shares[start:end]
+    return shares
+
+
+#: Items less blocks from which skew_low corrects a ratio's interval.
+SKEW_ITEMS = 30
+
+
+def failure_floor(view, key, estimate, level=LEVEL):
+    """The lowest expected score a submission scoring `estimate` keeps, at the one-sided
+    level (1 - level) / 2, when it may fail on items this test set does not hold: a ratio
+    score that is higher-is-better from 0 (a page or image on which it finds nothing
+    scores 0), n items. If it failed (scored 0) on a share f of items, a test set of n
+    items would hold no failure with chance (1 - f)^n; the largest f that chance does not
+    exclude, (1 - f)^n = (1 - level) / 2, brings its expected score to estimate (1 -
+    f) (the rule of three's reasoning, Hanley and Lippman-Hand 1983, JAMA 249,
+    1743-1745). The interval's low end goes no higher than that: on few pages a
+    submission that fails one page in ten often shows no failure. Any ratio score of at
+    least SKEW_ITEMS degrees of freedom (items - blocks): at most skew_low's too (with
+    fewer items the third cumulant is too unsteady: the correction then widened 18 pages'
+    intervals by half and covered no more). None where there is neither."""
+    score = view.scores[key]
+    if score.statistic.kind != "ratio":
+        return None
+    skewed = skew_low(view, key, estimate, level) if degrees_of_freedom(view, key, False) >= SKEW_ITEMS else None
+    if score.lower_is_better or score.bounds is None or score.bounds[0] != 0:
+        return skewed
+    items = view.sizes[score.stratum] if score.stratum is not None else len(view.items)
+    if items < 1:
+        return skewed
+    floor = float(estimate) * ((1 - level) / 2) ** (1.0 / items)
+    return floor if skewed is None else min(floor, skewed)
+
+
+def skew_low(view, key, estimate, level=LEVEL):
+    """The low end of Hall's skewness-corrected t interval of a ratio score: with V and K3
+    the variance and third cumulant of the score estimated from its items' shares within
+    their blocks (item_shares; Fisher's k-statistics, times n_b), b = K3 / (3 V^(3/2)) and
+    g(t) = t + b t^2 + b^2 t^3 / 3 + b / 2 (Hall 1992, J. R. Statist. Soc. B 54, 221-228),
+    estimate - sqrt(V) g^-1(c), c = t(level, df). Where the items are skewed towards the
+    bad end (mostly right, a few failures), a test set that happens to hold fewer failures
+    scores higher with a smaller spread; the percentile interval's low end then misses the
+    expected score from above, and this one reaches below it."""
+    score = view.scores[key]
+    blocks = view.block if score.stratum is None else view.block[slice(*view.bounds[score.stratum])]
+    shares = item_shares(view, score)
+    variance, third = 0.0, 0.0
+    for block in np.unique(blocks):
+        part = shares[blocks == block]
+        n = part.shape[0]
+        if n > 1:
+            variance += n * float(np.var(part, ddof=1))
+        if n > 2:
+            third += n * n / ((n - 1.0) * (n - 2.0)) * float(np.sum((part - part.mean()) ** 3))
+    estimate = float(estimate)
+    if variance <= 0:
+        return estimate
+    c = critical_value(degrees_of_freedom(view, key), level)
+    b = third / variance ** 1.5 / 3.0
+    if abs(b) < 1e-12:
+        return estimate - np.sqrt(variance) * c
+    inverse = (np.cbrt(1.0 + 3.0 * b * (c - b / 2.0)) - 1.0) / b
+    return estimate - np.sqrt(variance) * float(inverse)
 
 
 @functools.lru_cache(maxsize=None)  # a pure function of two numbers, asked for every chunk of pairs
@@ -283,17 +394,21 @@ def critical_value(df, level=LEVEL):
 
 
 def widening(df, level=LEVEL):
-    """t(level, df) / z(level): how much wider the interval is made for few items."""
+    """t(level, df) / z(level): how much wider the interval is made for few items; df an
+    array: one factor per column."""
+    if np.ndim(df):
+        return np.array([widening(float(d), level) for d in np.ravel(df)]).reshape(np.shape(df))
     if df < 1:
         return 1.0
     return critical_value(df, level) / normal_quantile(1 - (1 - level) / 2)
 
 
-def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
+def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0), floor=None):
     """Percentile interval of bootstrap samples (columns) recentred on the estimate and
     widened (see above), clipped to the scores' range (bounds: (low, high), either None
     where the score has no bound; None: no clipping): with m the median of the samples
-    and q-, q+ their percentiles, [estimate - f (m - q-), estimate + f (q+ - m)].
+    and q-, q+ their percentiles, [estimate - f (m - q-), estimate + f (q+ - m)], its low
+    end at most `floor` (failure_floor) where one is given.
 
     Recentring keeps the interval about the leaderboard's own value when the resamples
     sit off it (a difference of average precisions in compare.py's paired intervals: a
@@ -307,21 +422,24 @@ def interval(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
     estimate = np.asarray(estimate, dtype=np.float64)
     low = estimate - factor * np.maximum(middle - low, 0.0)
     high = estimate + factor * np.maximum(high - middle, 0.0)
+    if floor is not None:
+        low = np.minimum(low, floor)
     return _clip(low, high, bounds)
 
 
-def predicted(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0)):
+def predicted(samples, estimate, df, level=LEVEL, bounds=(0.0, 1.0), floor=None):
     """Prediction interval of the score of a second test set drawn like this one, of the same
     size: the second score and this one vary independently about the same expectation, so
     their difference has twice the variance of either and is symmetric; the interval is
     estimate -/+ sqrt(2) f (q+ - q-) / 2, f the widening and q-, q+ the samples' percentiles
     (Efron and Tibshirani 1993, section 12.6: an interval for a new observation carries the
-    estimate's error and the new one's)."""
+    estimate's error and the new one's); its low end at most `floor` (failure_floor)."""
     samples = np.asarray(samples, dtype=np.float64)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(samples, [tail, 100 - tail], axis=0)
     half = np.sqrt(2.0) * widening(df, level) * np.maximum(high - low, 0.0) / 2.0
-    return _clip(estimate - half, estimate + half, bounds)
+    low = estimate - half if floor is None else np.minimum(estimate - half, floor)
+    return _clip(low, estimate + half, bounds)
 
 
 def _clip(low, high, bounds):

@@ -280,11 +280,11 @@ def interval_lines(result):
               "runs above a larger test set's)")
     method = "a bootstrap over the test %ss" if ratio else "the variance of a bootstrap over the test %ss"
     lines = ('<p class="interval" data-interval="%s">95%% interval: <b>%s</b> to <b>%s</b></p>'
-             '<p class="reading">%s, about 95 times in 100 (%s).</p>'
+             '<p class="reading">%s, at least 93 times in 100 as measured by simulation (%s).</p>'
              % (key, charts.number(low), charts.number(high), target, method % webpage.text(unit)))
     if result.prediction is not None:
         p_low, p_high = result.prediction
-        measured = ("93 to 95 times in 100 (measured by simulation)" if ratio else
+        measured = ("90 times in 100 or more (measured by simulation)" if ratio else
                     "94 times in 100 or more (measured by simulation)")
         lines += ('<p class="interval" data-prediction="%s">On one more test set of the same size: <b>%s</b> to '
                   '<b>%s</b></p><p class="reading">Your score there falls in this range %s; submissions whose '

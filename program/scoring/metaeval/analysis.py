@@ -23,6 +23,28 @@ from . import cases as case_values, challenger, exact, pixels
 ALPHA = 0.05
 
 
+def below(values, alpha=ALPHA):
+    """values < alpha, False where a value is NaN (a test not given)."""
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros(values.shape, dtype=bool)
+    given = ~np.isnan(values)
+    out[given] = values[given] < alpha
+    return out
+
+
+def withheld_reason(unit_count, unit, chance=None):
+    """The sentence that says why a pair has no p-value: in general, or for one pair whose
+    leader would hide its failures with `chance` (significance.unseen_failure)."""
+    if chance is None:
+        return ("no p-value for a pair whose leader could fail unseen: were it to fail (score nothing) on just "
+                "enough %ss to lose its lead in expectation, %d %ss would hold no such failure with a chance of 5%% "
+                "or more (given per pair); no test of these %ss holds its level for such a pair "
+                "(bench/coverage.py), and its interval and P(A better) remain" % (unit, unit_count, unit, unit))
+    return ("no p-value: were the submission ahead to fail (score nothing) on just enough %ss to lose its lead in "
+            "expectation, %d %ss would hold no such failure with a chance of %.0f%%, and no test of these %ss holds "
+            "its level for such a pair (bench/coverage.py)" % (unit, unit_count, unit, 100 * chance, unit))
+
+
 class Options(object):
     def __init__(self, resamples=bootstrap.DEFAULT_RESAMPLES, seed=bootstrap.DEFAULT_SEED,
                  permutations=significance.DEFAULT_PATTERNS, adjustment="maxT", ground_truth=True, reference=None,
@@ -38,7 +60,7 @@ class PairTests(object):
     ran (exhaustive, patterns, unit_count) and the pairs where test and interval disagree."""
 
     def __init__(self, key, pairs, difference, low, high, p, p_adjusted, p_better, p_worse, effect, test, units,
-                 oriented_sign, exhaustive, patterns, unit_count):
+                 oriented_sign, exhaustive, patterns, unit_count, test_unit="item"):
         self.key, self.pairs = key, pairs
         self.difference, self.low, self.high = difference, low, high
         self.p, self.p_adjusted, self.effect = p, p_adjusted, effect
@@ -46,6 +68,9 @@ class PairTests(object):
         self.test, self.units = test, units
         self.sign = oriented_sign  # +1: higher is better; -1: lower is better
         self.exhaustive, self.patterns, self.unit_count = exhaustive, patterns, unit_count
+        self.withheld = np.isnan(p)  # pairs given no p-value (paired_tests)
+        self.unseen = np.zeros(p.shape)  # tested by item: significance.unseen_failure of each pair
+        self.withheld_reason = withheld_reason(unit_count, test_unit) if self.withheld.any() else None
         self.disagreements = disagreements(self)
 
     def matrix(self, values):
@@ -59,7 +84,7 @@ class PairTests(object):
         """better[i, j]: i is significantly better than j (adjusted p < alpha)."""
         size = int(self.pairs.max()) + 1 if self.pairs.size else 1
         out = np.zeros((size, size), dtype=bool)
-        significant = self.p_adjusted < alpha
+        significant = below(self.p_adjusted, alpha)
         a, b = self.pairs[:, 0], self.pairs[:, 1]
         ahead = self.sign * self.difference > 0  # exact: the difference is 0.0 exactly when it is 0
         out[a[significant & ahead], b[significant & ahead]] = True
@@ -112,8 +137,9 @@ class Confidence:
     weights: list
     resamples: int
     seed: int
-    df: OrderedDict  # score key -> degrees of freedom of the widening
-    widening: OrderedDict  # score key -> t/z factor
+    df: OrderedDict  # score key -> (K,) each submission's degrees of freedom of the widening
+    widening: OrderedDict  # score key -> (K,) t/z factors
+    pair_df: OrderedDict  # score key -> the degrees of freedom of a difference's interval: N - B
     small_strata: list  # [(stratum, items)] with fewer than 10 items
     samples: OrderedDict  # score key -> (R, K)
     intervals: OrderedDict  # score key -> (low (K,), high (K,))
@@ -349,7 +375,8 @@ def stratum_keys(views, key, values, h):
 def _confidence(track, views, board, options):
     weights = bootstrap.draw_weights(views[0], options.resamples, options.seed)
     ranked = track.ranked
-    df = OrderedDict((k, bootstrap.degrees_of_freedom(views[0], k)) for k in ranked)
+    # each submission's own degrees of freedom (the participant's page computes its interval so)
+    df = OrderedDict((k, np.array([bootstrap.degrees_of_freedom(v, k) for v in views])) for k in ranked)
     samples = OrderedDict((k, np.empty((options.resamples, len(views)))) for k in ranked)
     for column, view in enumerate(views):
         for key, values in itemview.aggregate(view, weights, ranked).items():
@@ -362,6 +389,7 @@ def _confidence(track, views, board, options):
         / float(options.resamples)
     return Confidence(
         weights, options.resamples, options.seed, df, OrderedDict((k, bootstrap.widening(d)) for k, d in df.items()),
+        OrderedDict((k, bootstrap.degrees_of_freedom(views[0], k, welch=False)) for k in ranked),
         [(s, int(n)) for s, n in zip(views[0].strata, views[0].sizes) if n < 10], samples, intervals, sample_keys,
         np.median(ranks, axis=0), bootstrap.rank_interval(ranks), frequency)
 
@@ -369,11 +397,18 @@ def _confidence(track, views, board, options):
 def _intervals(views, key, samples, values, df):
     """(low, high) arrays of each submission's interval of `key`: the participant's page's
     (bootstrap.ap_intervals for an average precision, without the draws; else the
-    percentile interval of the samples)."""
+    percentile interval of the samples, its low end at most each one's failure floor)."""
     if bootstrap.drawless(views[0].scores[key]):
         pairs = np.array([bootstrap.ap_intervals(view, key)[0] for view in views]).reshape(-1, 2)
         return pairs[:, 0], pairs[:, 1]
-    return bootstrap.interval(samples, values, df, bounds=views[0].scores[key].bounds)
+    return bootstrap.interval(samples, values, df, bounds=views[0].scores[key].bounds,
+                              floor=_floors(views, key, values))
+
+
+def _floors(views, key, values):
+    """(K,) bootstrap.failure_floor of every submission's score, or None where the score has none."""
+    floors = [bootstrap.failure_floor(v, key, value) for v, value in zip(views, np.asarray(values).tolist())]
+    return None if any(f is None for f in floors) else np.array([float(f) for f in floors])
 
 
 # -- significance -----------------------------------------------------------------------------
@@ -483,7 +518,11 @@ def paired_tests(views, key, options):
     manuscripts of 6 pages), which the second corrects; bench/coverage.py measures both.
     Units that are strata (average precision's categories) keep the sign flips alone: a
     few strata leave the t reference far more conservative than the flips' own
-    distribution, for a level the flips already hold there."""
+    distribution, for a level the flips already hold there.
+    Tested by item, a pair significant at ALPHA whose leader, failing on just enough items
+    to lose its lead in expectation, would show no failure here with a chance of ALPHA or
+    more (significance.unseen_failure) gets no p-value (NaN, raw and adjusted): the report
+    says why instead."""
     x, unit, strata, exact_units = contributions(views, key)
     pairs, difference, p_flip, p_max, total, exhaustive = significance.paired_randomisation(
         x, options.permutations, options.seed, strata, exact_units)
@@ -491,7 +530,30 @@ def paired_tests(views, key, options):
     if unit == "item":
         p = np.maximum(p_flip, significance.skew_corrected(x, pairs, strata))
     p_adjusted = np.maximum(p_max, p) if options.adjustment == "maxT" else significance.holm(p)
+    if unit == "item":
+        withheld = below(p) & (unseen_chances(views, key, x, strata, pairs) >= ALPHA)
+        p, p_adjusted = np.where(withheld, np.nan, p), np.where(withheld, np.nan, p_adjusted)
     return x, unit, pairs, difference, p, p_adjusted, total, exhaustive
+
+
+def unseen_chances(views, key, x, strata, pairs):
+    """significance.unseen_failure of each pair of a score tested by item."""
+    score = views[0].scores[key]
+    return significance.unseen_failure(x, pairs, _worst_shares(score, x, strata), -1 if score.lower_is_better else 1)
+
+
+def _worst_shares(score, x, strata):
+    """(units, K): each submission's share of each unit at the bad end of the score's range:
+    0 where the score is higher-is-better from 0 (a page or image on which it finds
+    nothing), else the worst share any submission has on a unit of that stratum."""
+    worst = np.zeros(x.shape)
+    if not score.lower_is_better and score.bounds is not None and score.bounds[0] == 0:
+        return worst
+    strata = np.asarray(strata)
+    for h in np.unique(strata).tolist():
+        part = x[strata == h]
+        worst[strata == h] = part.max() if score.lower_is_better else part.min()
+    return worst
 
 
 def _significance(track, views, confidence, options):
@@ -500,7 +562,7 @@ def _significance(track, views, confidence, options):
         x, unit, pairs, difference, p, p_adjusted, total, exhaustive = paired_tests(views, key, options)
         score = track.scores[key]
         low, high, better, worse, effect = _pair_intervals(
-            confidence.samples[key], confidence.sample_keys[key], pairs, difference, confidence.df[key],
+            confidence.samples[key], confidence.sample_keys[key], pairs, difference, confidence.pair_df[key],
             bootstrap.difference_bounds(score.bounds))
         units = x.shape[0] if unit == "item" else len(track.strata)
         test = ("paired randomisation, %s of %d %ss, studentized%s, %s" % (
@@ -510,7 +572,9 @@ def _significance(track, views, confidence, options):
             "Westfall-Young max-T" if options.adjustment == "maxT" else "Holm"))
         test = test.replace("strats", "strata")
         tests[key] = PairTests(key, pairs, difference, low, high, p, p_adjusted, better, worse, effect, test, unit,
-                               -1 if score.lower_is_better else 1, exhaustive, total, units)
+                               -1 if score.lower_is_better else 1, exhaustive, total, units, track.unit)
+        if unit == "item":
+            tests[key].unseen = unseen_chances(views, key, x, views[0].stratum, pairs)
     return Significance(tests, options.permutations, options.adjustment)
 
 
@@ -539,6 +603,8 @@ def disagreements(tests, alpha=ALPHA):
     the reason: (index, reason)."""
     out = []
     for j in range(tests.pairs.shape[0]):
+        if np.isnan(tests.p[j]):
+            continue  # no test given: nothing to disagree with
         excludes = tests.low[j] > 0 or tests.high[j] < 0
         significant = tests.p[j] < alpha
         if excludes == significant:

@@ -113,9 +113,12 @@ def pairs_csv(analyses):
         for key, tests in a.significance.tests.items():
             columns = [_csv_numbers(v) for v in (tests.difference, tests.low, tests.high, -tests.difference,
                                                  -tests.high, -tests.low, tests.p, tests.p_adjusted)]
-            for (i, j), d, low, high, back, back_low, back_high, p, q in zip(tests.pairs.tolist(), *columns):
-                rows.append([a.label, key, a.names[i], a.names[j], d, low, high, p, q, tests.test])
-                rows.append([a.label, key, a.names[j], a.names[i], back, back_low, back_high, p, q, tests.test])
+            for (i, j), d, low, high, back, back_low, back_high, p, q, withheld, unseen in zip(
+                    tests.pairs.tolist(), *(columns + [tests.withheld.tolist(), tests.unseen.tolist()])):
+                test = tests.test + ("; " + analysis.withheld_reason(tests.unit_count, a.unit, unseen) if withheld
+                                     else "")
+                rows.append([a.label, key, a.names[i], a.names[j], d, low, high, p, q, test])
+                rows.append([a.label, key, a.names[j], a.names[i], back, back_low, back_high, p, q, test])
     return csv_text(PAIRS_HEADER, rows)
 
 
@@ -255,12 +258,12 @@ def summary(doc, analyses):
                    "group", "could win"], rows, "Every submission, by rank", narrow=3)
         tests = a.significance.tests[a.primary]
         better = tests.better()
-        significant = int(np.count_nonzero(tests.p_adjusted < analysis.ALPHA))
+        significant = int(np.count_nonzero(analysis.below(tests.p_adjusted)))
         leader = int(order[0])
-        doc.paragraph("Distinguishable: %d of %d pairs differ significantly in %s (%s, adjusted p < 0.05). "
+        doc.paragraph("Distinguishable: %d of %d pairs differ significantly in %s (%s, adjusted p < 0.05)%s. "
                       "The leader %s is significantly better than %d of the %d others; %.1f%% of the bootstrap "
                       "resamples rank it first. Could be the winner (no leader is significantly better): %s." % (
-                          significant, len(tests.pairs), a.primary, tests.test, a.names[leader],
+                          significant, len(tests.pairs), a.primary, tests.test, _withheld(tests), a.names[leader],
                           int(better[leader].sum()), len(a.names) - 1, 100 * a.confidence.rank_frequency[leader][0],
                           ", ".join(a.names[s] for s in a.methods.winners)))
         stable = "; ".join("%s: %s" % (name, _method_tau(a, name, tau, summary=True))
@@ -319,6 +322,16 @@ def _drawless(a):
             "intervals of its differences are percentile intervals as above" % (", ".join(keys), a.unit))
 
 
+def _widening(a, key):
+    """The widening of one score's intervals: one factor, or the range over the submissions
+    (a ratio's degrees of freedom are each submission's own, Satterthwaite's)."""
+    df, factor = a.confidence.df[key], a.confidence.widening[key]
+    if int(df.min()) == int(df.max()):
+        return "%s: %.3f, %d degrees of freedom" % (key, factor[0], df[0])
+    return ("%s: %.3f to %.3f, %d to %d degrees of freedom (Satterthwaite's, each submission's own: fewer where "
+            "one stratum holds most of its variance)" % (key, factor.min(), factor.max(), df.max(), df.min()))
+
+
 def _confidence(doc, a, anchor, name):
     doc.heading(3, "Scores with 95% intervals", anchor + "-confidence")
     order = _order(a)
@@ -326,17 +339,18 @@ def _confidence(doc, a, anchor, name):
         "Stratified bootstrap with %d resamples (seed %d): %ss are drawn within their resampling blocks "
         "(stratum and, where the view has one, true class), each block of b items with b - 1 draws (Rao and "
         "Wu's rescaled bootstrap: unbiased variance for few items), and every score is recomputed from the "
-        "per-item terms. Percentile intervals recentred on the score and widened by t/z (%s), clipped to the "
-        "score's range%s. Each interval holds the submission's expected score (the mean of its scores over test "
-        "sets drawn like this one: for a mean over items, what an unlimited test set of this kind would give; "
-        "for an average precision, the expectation at this test set's size, above a large one's) about 95 times "
-        "in 100, as "
-        "measured by simulation at the sizes of the tracks (bench/coverage.py); a second test set's score varies "
-        "about that expectation too and falls outside more often. "
+        "per-item terms. Percentile intervals recentred on the score and widened by t(0.975, df)/z(0.975) (%s), "
+        "clipped to the score's range%s; a ratio score that is higher-is-better from 0 keeps its low end at most "
+        "score x 0.025^(1/n), n its %ss, what it would keep failing on as many %ss as n %ss leave unseen 2.5 "
+        "times in 100. Each interval holds the submission's expected score (the mean of its "
+        "scores over test sets drawn like this one: for a mean over items, what an unlimited test set of this "
+        "kind would give; for an average precision, the expectation at this test set's size, above a large "
+        "one's) about 95 times in 100 or more, as measured by simulation at the sizes of the tracks "
+        "(bench/coverage.py: 0.93 to 1.00 on 18 or 30 pages, the room for unseen failures making it more); a "
+        "second test set's score varies about that expectation too and falls outside more often. "
         "Scores are compared exactly (as the rationals they are), so equal scores share a rank." % (
             a.confidence.resamples, a.confidence.seed, a.unit,
-            "; ".join("%s: %.3f, %d degrees of freedom" % (k, a.confidence.widening[k], a.confidence.df[k])
-                      for k in a.ranked), _drawless(a)))
+            "; ".join(_widening(a, k) for k in a.ranked), _drawless(a), a.unit, a.unit, a.unit))
     if a.confidence.small_strata:
         doc.paragraph("Small strata (fewer than 10 %ss): %s; their intervals rest on few items." % (
             a.unit, ", ".join("%s (%d)" % s for s in a.confidence.small_strata)))
@@ -364,11 +378,12 @@ def _confidence(doc, a, anchor, name):
     doc.figure(charts.forest(labels, a.values[a.primary][order], low[order], high[order],
                              "%s with 95%% intervals" % a.primary, "%s (%s)" % (a.primary, direction(a)),
                              x_range=x_range, width=charts.MIN_WIDTH,
-                             description="One row per submission: its score and 95% bootstrap interval."),
-               "Interval chart: the dot is the score, the bar its 95% bootstrap interval.", name + "-intervals")
+                             description="One row per submission: its score and 95% interval."),
+               "Interval chart: the dot is the score, the bar its 95% interval.", name + "-intervals")
     doc.reading("Where two bars overlap much, the test set cannot tell those submissions apart with confidence; "
                 "the bar shows where the submission's expected score lies (its mean over test sets drawn like "
-                "this one), 95 times in 100; the score on one more such test set varies more: the interval "
+                "this one), at least 93 times in 100 as measured by simulation; the score on one more such test "
+                "set varies more: the interval "
                 "that holds it (the prediction interval of the participant's page) is about 1.4 times as wide.")
 
 
@@ -560,8 +575,13 @@ def _challenger(method):
     return "none (compare.py's own)"
 
 
-#: Units (pages, images) below which the report warns that rare failures may escape the test.
-FEW_UNITS = 50
+def _withheld(tests):
+    """'; N pairs are given no test: why', or nothing."""
+    count = int(np.count_nonzero(tests.withheld))
+    if not count:
+        return ""
+    return "; %d pair%s given no test (%s; they count as not significantly different, and groups and could-win " \
+        "rest on that)" % (count, " is" if count == 1 else "s are", tests.withheld_reason)
 
 
 def _significance(doc, a, anchor, name):
@@ -584,14 +604,9 @@ def _significance(doc, a, anchor, name):
         "difference / its bootstrap SD; P(A better): share of resamples where A is strictly better." % (
             a.unit, a.significance.permutations, 1.0 / (a.significance.permutations + 1),
             "Westfall and Young's max-T step-down" if a.significance.adjustment == "maxT" else "Holm's step-down"))
-    few = [key for key, tests in a.significance.tests.items() if tests.units == "item" and tests.unit_count < FEW_UNITS]
-    if few:
-        doc.paragraph(
-            "%s rest%s on %d %ss: where a submission fails rarely (one %s in ten), a test set this small often "
-            "holds no failure of it, and no test of equal expected scores keeps its level there (measured: "
-            "11.5%% at 0.05 with 18 pages, bench/coverage.py); the p-values above hold where failures are "
-            "frequent enough to show in this many units."
-            % (", ".join(few), "s" if len(few) == 1 else "", a.significance.tests[few[0]].unit_count, a.unit, a.unit))
+    withheld = [key for key, tests in a.significance.tests.items() if tests.withheld.any()]
+    if withheld:
+        doc.paragraph("%s: %s." % (", ".join(withheld), a.significance.tests[withheld[0]].withheld_reason))
     order = _order(a)
     rank = dict((s, r) for r, s in enumerate(order))
     for number, (key, tests) in enumerate(a.significance.tests.items()):
@@ -617,8 +632,10 @@ def _significance(doc, a, anchor, name):
                                                                   fixed(low, plus=True), fixed(high, plus=True)),
                          fixed(sign * tests.effect[k], 2, plus=True),
                          "%.1f%%" % (100 * (tests.p_better[k] if sign > 0 else tests.p_worse[k])),
-                         shown_p(tests.p[k]), shown_p(tests.p_adjusted[k]),
-                         "yes" if tests.p_adjusted[k] < analysis.ALPHA else "no"])
+                         ] + (["no test (%.0f%%)" % (100 * tests.unseen[k]), "no test", "not tested"]
+                              if tests.withheld[k] else [
+                             shown_p(tests.p[k]), shown_p(tests.p_adjusted[k]),
+                             "yes" if tests.p_adjusted[k] < analysis.ALPHA else "no"]))
         doc.table(["A", "B", "difference A - B [95%]", "effect", "P(A better)", "p", "adjusted p", "significant"],
                   rows, "%s (%s): %s" % (key, direction(a, key), "every pair" if len(a.names) <= PAIR_TABLE_LIMIT
                                          else "neighbours on the leaderboard (every pair in pairs.csv)"))
@@ -749,16 +766,25 @@ def paper_files(doc, analyses):
         doc.files["latex/example.tex"] = latex.example(inputs)
 
 
+def _withheld_caption(tests):
+    """The caption's sentence on the pairs given no test, or nothing."""
+    count = int(np.count_nonzero(tests.withheld))
+    if not count:
+        return ""
+    return (" No test is given for %d of the %d pairs (%s): they count as not significantly different." % (
+        count, len(tests.pairs), tests.withheld_reason))
+
+
 def latex_ranking(a, label):
     """The final ranking with the 95% interval of the score and of the rank, the
     significance groups and whether a submission could win."""
     low, high = a.confidence.intervals[a.primary]
     rows = [["%d" % a.rank[s], a.names[s], fixed(a.values[a.primary][s]), "[%s, %s]" % (fixed(low[s]), fixed(high[s])),
              _rank_interval(a, s), a.methods.groups[s], "yes" if s in a.methods.winners else "no"] for s in _order(a)]
-    caption = ("Track %s, ranked by %s (%s): the score and its 95%% bootstrap interval, the median bootstrap rank "
+    caption = ("Track %s, ranked by %s (%s): the score and its 95%% interval, the median bootstrap rank "
                "and its 95%% interval, the significance group (submissions sharing a letter do not differ "
-               "significantly at the 5%% level) and whether the submission could be the winner." % (
-                   a.label, a.primary, direction(a)))
+               "significantly at the 5%% level) and whether the submission could be the winner.%s" % (
+                   a.label, a.primary, direction(a), _withheld_caption(a.significance.tests[a.primary])))
     return latex.tables(label, caption, ["Rank", "Submission", a.primary, "95% interval", "Bootstrap rank",
                                          "Group", "Could win"], rows, "rlrllll",
                         "compare.py: the ranking of track %s by %s" % (a.label, a.primary))

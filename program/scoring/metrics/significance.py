@@ -649,3 +649,35 @@ def holm(pvalues):
     out = np.empty(m)
     out[order] = adjusted
     return out
+
+
+
+def unseen_failure(contributions, pairs, worst, sign=1):
+    """Per pair, the chance that the submission ahead would show no failure on these units
+    were it to fail on a share f of units just large enough to lose its lead in
+    expectation: (1 - f)^n, n the units; 0 where T = 0 or no such f exists.
+
+    A failure puts the submission's share of a unit at `worst[u, k]` (the bad end of its
+    range); failing on a share f of units takes f (T_A - W_A) off its expected score,
+    T_A its score and W_A the score of failing everywhere, so f = (T_A - T_B) / (T_A -
+    W_A) brings it to the other's. Where (1 - f)^n >= alpha, a test set of n units often
+    holds no failure of such a submission, which then looks better than a steady one of
+    the same expected score, and no test of these units holds its level for the pair
+    under that weak null. contributions (units, K) as for paired_randomisation; sign -1
+    for a score where lower is better."""
+    x = np.asarray(contributions, dtype=np.float64)
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    units = x.shape[0]
+    totals = x.sum(axis=0)
+    room_all = sign * (totals - np.asarray(worst, dtype=np.float64).sum(axis=0))  # T_k - W_k, oriented
+    out = np.zeros(pairs.shape[0])
+    for j, (a, b) in enumerate(pairs.tolist()):
+        gap = sign * (totals[a] - totals[b])
+        if gap == 0:
+            continue
+        ahead = a if gap > 0 else b
+        room = room_all[ahead]
+        if room <= 0 or abs(gap) > room:
+            continue
+        out[j] = (1.0 - abs(gap) / room) ** units
+    return out
