@@ -158,7 +158,7 @@ its status:
 | 0 | the submission is valid: the scoring program would score it |
 | 1 | the submission is refused; the last line says why and how to fix it |
 | 2 | the list of test items (or the kit) is broken: tell the organizers |
-| 3 | a package is missing (the sentence says how to install it), or a bug of the scoring program: tell the organizers |
+| 3 | a package is missing or cannot be loaded (the sentence says why), or a bug of the program: tell the organizers |
 """
 
 
