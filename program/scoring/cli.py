@@ -9,7 +9,7 @@ import argparse
 import sys
 import traceback
 
-from . import __version__, memory, platform
+from . import __version__, platform, unmapped
 from .bidi import terminal
 from .errors import ScoringError
 from .log import Log
@@ -35,7 +35,7 @@ def guarded(action, debug, internal_message, memory_message=None, on_failure=Non
             traceback.print_exc()
         status, line = 1, memory_message
     except Exception as error:
-        if memory_message is None or not memory.unmapped(error):
+        if memory_message is None or not unmapped(error):
             traceback.print_exc()
             status, line = 3, internal_message
         else:  # a library (Pillow, scipy) loaded on demand found no room: a MemoryError

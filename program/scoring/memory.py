@@ -118,19 +118,6 @@ def address_space_available():
     return max(0, soft - pages * os.sysconf("SC_PAGE_SIZE"))
 
 
-def unmapped(error):
-    """Whether `error` (or an error it was raised from) is a library that could not be
-    mapped under the address-space limit: glibc's dlopen says "failed to map segment from
-    shared object" when the kernel refuses its mmap, as it does for lack of address space."""
-    if address_space_available() is None:
-        return False
-    while error is not None:
-        if isinstance(error, ImportError) and "failed to map segment from shared object" in str(error):
-            return True
-        error = error.__cause__ or error.__context__
-    return False
-
-
 def available_memory():
     """Bytes this process can still allocate: the smallest of the machine's available
     memory, its cgroup's and its address-space limit's; None if none can be read."""
