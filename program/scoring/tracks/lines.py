@@ -13,6 +13,7 @@ import pickle
 import select
 import signal
 import struct
+import sys
 import traceback
 from collections import OrderedDict
 
@@ -287,6 +288,7 @@ def _fork_worker(function, jobs, parents_ends):
     The child closes parents_ends (the earlier children's pipes), so that each child's
     pipes end when the parent or that child closes them."""
     opened = []
+    _flush()  # what this process wrote is not written again by the child
     try:
         opened += os.pipe()
         opened += os.pipe()
@@ -304,13 +306,23 @@ def _fork_worker(function, jobs, parents_ends):
             _serve(function, jobs, order_read, answer_write)
         except MemoryError:
             status = _OUT_OF_MEMORY
-        except BaseException:
+        except BaseException:  # a bug outside a page (a result that cannot be pickled): its traceback
             status = 1
+            traceback.print_exc()
         finally:
+            _flush()
             os._exit(status)
     os.close(order_read)
     os.close(answer_write)
     return pid, order_write, answer_read
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):  # no stream, or a closed one
+            pass
 
 
 def _serve(function, jobs, orders, answers):
@@ -349,7 +361,7 @@ def _death(pid):
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == _OUT_OF_MEMORY:
         return MemoryError("a page worker ran out of memory sending its result")
     if os.WIFEXITED(status):
-        return RuntimeError("a page worker ended with exit status %d" % os.WEXITSTATUS(status))
+        return RuntimeError("a page worker ended with exit status %d (its traceback above)" % os.WEXITSTATUS(status))
     return SubmissionError("A page worker was killed by the system while decoding or scoring a page (most "
                            "likely for lack of memory); check the size of the prediction images.")
 
