@@ -39,6 +39,12 @@ except ModuleNotFoundError as error:
         raise
     sys.stderr.write(sentence + "\n")
     sys.exit(3)
+except (MemoryError, ImportError) as error:  # no room to load a package (ulimit -v)
+    sentence = scoring.no_room_to_start(error)
+    if sentence is None:
+        raise
+    sys.stderr.write(sentence + "\n")
+    sys.exit(3)
 
 
 def unpacked(submission, res):

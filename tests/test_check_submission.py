@@ -103,3 +103,31 @@ def test_missing_packages_get_a_sentence_not_a_traceback(tmp_path, script, fix):
     assert "Traceback" not in completed.stderr
     assert completed.stderr.startswith("The Python package ")
     assert completed.stderr.rstrip().endswith("the scoring program needs numpy, scipy, Pillow and PyYAML: " + fix)
+
+
+STARTED_SHORT_OF_MEMORY = """
+import argparse, resource, shutil, sys, tempfile, zipfile  # the standard library's, loaded before the limit
+sys.argv = sys.argv[1:]
+with open(sys.argv[0]) as stream:
+    code = compile(stream.read(), sys.argv[0], "exec")
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 20), resource.RLIM_INFINITY))
+exec(code, {"__name__": "__main__", "__file__": sys.argv[0]})
+"""
+
+
+@pytest.mark.parametrize("program", ["evaluate.py", "check_submission.py"])
+def test_no_memory_to_load_the_packages_is_one_sentence(program, tmp_path):
+    # With 1 MB of address space beyond the interpreter's, numpy cannot be loaded (a
+    # MemoryError, or its library cannot be mapped): one sentence, exit status 3, where a
+    # traceback ended with status 1 (an invalid submission's).
+    resource = pytest.importorskip("resource")
+    if not hasattr(resource, "RLIMIT_AS") or not os.path.exists("/proc/self/status"):
+        pytest.skip("no address-space limit here")
+    args = [str(tmp_path), str(tmp_path / "out")] if program == "evaluate.py" else [str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", STARTED_SHORT_OF_MEMORY, os.path.join(PROGRAM, program)] + args,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=20)
+    assert (done.returncode, done.stderr) == (3, "The scoring program cannot start: the machine leaves it too little "
+                                                 "memory to load its packages (numpy, scipy, Pillow, PyYAML); raise "
+                                                 "its memory or address-space limit (ulimit -v).\n")

@@ -257,6 +257,93 @@ def _divide_by_job(job):
     return 1 / job
 
 
+SHORT_ADDRESS_SPACE = """
+import resource, sys
+sys.path.insert(0, %r)
+from scoring.tracks import lines
+lines.os.sched_getaffinity = lambda pid: set([0, 1])
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (size + (%d << 20), resource.RLIM_INFINITY))
+def page(job):
+    return [job] * job
+print(lines.map_pages(page, list(range(8))) == [[job] * job for job in range(8)])
+"""
+
+
+@pytest.mark.parametrize("margin_mb", [4, 16])
+def test_pages_are_scored_with_little_address_space_left(margin_mb):
+    # With a few MB of address space left (ulimit -v), no thread can start (each reserves
+    # its stack): concurrent.futures' pool then failed as a bug (4 MB: its manager thread)
+    # or waited forever (16 MB: its queue's feeder thread died). The forked pool needs no thread.
+    resource = pytest.importorskip("resource")
+    if not hasattr(resource, "RLIMIT_AS") or not os.path.exists("/proc/self/status"):
+        pytest.skip("no address-space limit here")
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", SHORT_ADDRESS_SPACE % (os.path.join(ROOT, "program"), margin_mb)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=20)
+    assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr
+
+
+NO_ADDRESS_SPACE_LEFT = """
+import resource, sys
+sys.path.insert(0, %r)
+from scoring import cli
+assert "PIL.Image" not in sys.modules  # loaded with the lines track, under the limit below
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (size, resource.RLIM_INFINITY))
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_library_without_address_space_to_load_in_is_the_memory_sentence(tmp_path):
+    # No address space left when the lines track loads Pillow: its library cannot be mapped
+    # (an ImportError, once told "Internal error"), then the failure page's titles ran out
+    # of memory too (a traceback). It is the memory sentence, and the page is written.
+    resource = pytest.importorskip("resource")
+    if not hasattr(resource, "RLIMIT_AS") or not os.path.exists("/proc/self/status"):
+        pytest.skip("no address-space limit here")
+    import subprocess
+    import sys
+    phase = phases.sample_phase(tmp_path / "phase", "lines")
+    done = subprocess.run([sys.executable, "-c", NO_ADDRESS_SPACE_LEFT % os.path.join(ROOT, "program"), str(phase),
+                           str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=20)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.splitlines()[-1] == ("Submission error: the submission needs more memory than the scoring "
+                                            "machine has.")
+    assert os.path.isfile(str(tmp_path / "out" / "detailed_results.html"))
+    assert not os.path.exists(str(tmp_path / "out" / "scores.txt"))
+
+
+def test_pages_no_worker_could_be_forked_for_are_scored_here(monkeypatch):
+    # fork refused (ENOMEM: no memory for the child's page tables, or EAGAIN: the process
+    # limit) for every worker (all pages scored here), then for all but the first (all
+    # scored by it): the results are the same.
+    from scoring.tracks import lines
+    monkeypatch.setattr(lines.os, "sched_getaffinity", lambda pid: set([0, 1, 2, 3]))
+    fork = os.fork
+    for allowed in (0, 1):
+        forks = []
+
+        def refused(allowed=allowed, forks=forks):
+            if len(forks) >= allowed:
+                raise OSError(12, "Cannot allocate memory")
+            forks.append(fork())
+            return forks[-1]
+
+        monkeypatch.setattr(lines.os, "fork", refused)
+        squares, pids = zip(*lines.map_pages(_square_and_pid, list(range(8))))
+        assert squares == tuple(job * job for job in range(8))
+        assert set(pids) == (set(forks) if allowed else set([os.getpid()])), (allowed, forks, pids)
+
+
+def _square_and_pid(job):
+    return job * job, os.getpid()
+
+
 def test_error_in_a_worker_is_a_clean_failure(tmp_path):
     import shutil
     phase = tmp_path / "in"

@@ -335,3 +335,49 @@ def test_column_titles_and_phase_names_isolate_right_to_left_names_on_every_plat
                                        "challenge_config.yaml"))
     names = [phase["name"] for phase in together["challenge_phases"]]
     assert all(arabic not in name or "\u2068" in name for name in names), names
+
+
+def test_the_kits_markdown_isolates_right_to_left_names(organizer_build):
+    """MANUAL.md and README.md are read as plain text and rendered: outside code blocks every
+    right-to-left letter (the subset ياقوت, the Syriac manuscript) lies between FSI and PDI,
+    paired within each table cell; code blocks hold none (what people copy and run), and a
+    name in a code span is the name as written, the marks outside its backticks."""
+    import re
+    import unicodedata
+
+    root, _ = organizer_build
+    fsi, pdi, arabic = "\u2068", "\u2069", "\u064a\u0627\u0642\u0648\u062a"
+    seen = 0
+    for track in ("falsid", "lignes"):
+        for page in ("MANUAL.md", "README.md"):
+            text = zip_text(os.path.join(root, "dist", track, "starting_kit_%s.zip" % track), page)
+            fenced = False
+            for line in text.split("\n"):
+                if line.startswith("```"):
+                    fenced = not fenced
+                    continue
+                if fenced:
+                    assert fsi not in line and pdi not in line, (track, page, line)
+                    continue
+                for cell in re.split(r"(?<!\\)\|", line) if line.startswith("|") else [line]:
+                    depth = 0
+                    for char in cell:
+                        depth += {fsi: 1, pdi: -1}.get(char, 0)
+                        assert depth >= 0, (track, page, cell)
+                        if unicodedata.bidirectional(char) in ("R", "AL"):
+                            seen += 1
+                            assert depth > 0, (track, page, cell)
+                    assert depth == 0, (track, page, cell)
+            if track == "falsid" and page == "MANUAL.md":
+                assert "\n- %s%s%s: `u" % (fsi, arabic, pdi) in text  # the list of its columns
+                # a refusal as the program prints it (bidi.terminal), the marks inside the span too
+                assert " Victor Hugo_labels.csv, %s%s%s_labels.csv) or one labels.csv.`%s |" % (
+                    fsi, arabic, pdi, pdi) in text
+    assert seen > 20
+    import markup
+
+    line = "Put `%s.png` (a page of `%s`) in **%s**: | a | `b` |" % (arabic, arabic, arabic)
+    assert markup.isolated(line) == "Put %s`%s.png`%s (a page of %s`%s`%s) in **%s%s%s**: | a | `b` |" % (
+        fsi, arabic, pdi, fsi, arabic, pdi, fsi, arabic, pdi)
+    block = "```\n%s/1.png\n```" % arabic
+    assert markup.isolated(block) == block

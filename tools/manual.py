@@ -14,7 +14,7 @@ malformed submissions, is one of them.
 
 import markup
 import mistakes
-from scoring import __version__
+from scoring import __version__, bidi
 from scoring.tracks import TRACKS, require
 
 #: Sentences of a refusal that every kind shares: (problem, sentence, {name} standing for
@@ -158,12 +158,13 @@ its status:
 | 0 | the submission is valid: the scoring program would score it |
 | 1 | the submission is refused; the last line says why and how to fix it |
 | 2 | the list of test items (or the kit) is broken: tell the organizers |
-| 3 | a package is missing (the sentence says how to install it), or a bug of the scoring program: tell the organizers |
+| 3 | a package is missing or cannot be loaded (the sentence says why), or a bug of the program: tell the organizers |
 """
 
 
 def readme(source, title, stage, count):
-    return """# Starting kit: {title} ({stage} phase)
+    """The kit's README.md, its right-to-left names isolated (markup.isolated)."""
+    return markup.isolated("""# Starting kit: {title} ({stage} phase)
 
 {competition}. This kit holds:
 
@@ -187,7 +188,7 @@ The phase holds {count}.
 ---
 Scoring program {version}.
 """.format(title=title, stage=stage, competition=source["title"], count=count, set_up=SET_UP,
-           version=__version__)
+           version=__version__))
 
 
 def _example(track_items, options):
@@ -264,9 +265,10 @@ def _errors(track_items, options):
     values = dict(COMMON_VALUES)
     values.update(require(kind, "error_values", "the manual's error messages")(track_items["items"]))
     examples = []
-    rows = [[problem, markup.literal(sentence)] for problem, sentence in error_rows(track_items, options,
-                                                                                     examples=examples)]
-    hints = [[problem, markup.literal(clause)] for problem, clause in hint_rows(track_items, values)]
+    # Each sentence as the program prints it (bidi.terminal: its right-to-left names isolated).
+    rows = [[problem, markup.literal(bidi.terminal(sentence))]
+            for problem, sentence in error_rows(track_items, options, examples=examples)]
+    hints = [[problem, markup.literal(bidi.terminal(clause))] for problem, clause in hint_rows(track_items, values)]
     return ("Every refusal is one line, the last one the program prints, starting with `Submission error: ` "
             "(exit status 1); no scores are written and the detailed results page shows the same sentence. "
             "Each example is the scoring program's own sentence for that mistake made to a submission of this "
@@ -280,7 +282,8 @@ def _errors(track_items, options):
 
 def manual(source, title, description, stage, track_items, options, columns):
     """MANUAL.md of one phase of one track: title and description the organizer's (or the
-    kind's task), columns the phase's (columns.Column)."""
+    kind's task), columns the phase's (columns.Column); its right-to-left names isolated
+    (markup.isolated)."""
     kind = track_items["kind"]
     piece = lambda name, purpose: require(kind, name, purpose)  # noqa: E731
     count = piece("count_items", "the manual")(track_items["items"])
@@ -326,4 +329,4 @@ def manual(source, title, description, stage, track_items, options, columns):
     if source.get("description") and source["description"] != (description or piece("TASK", "the manual")):
         parts.insert(2, source["description"])  # the competition's, above the track's own task
     parts += ["## Error messages", _errors(track_items, options), "---", "Scoring program %s." % __version__]
-    return "\n\n".join(parts) + "\n"
+    return markup.isolated("\n\n".join(parts) + "\n")

@@ -98,3 +98,49 @@ def literal(text):
     if "`" not in text:
         return "`%s`" % text
     return "`` %s ``" % text
+
+
+#: A Markdown code span: a run of backticks, then anything up to the same run.
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?[^`]\1(?!`)")
+#: A pipe that separates the cells of a Markdown table row (one escaped as \| does not).
+_CELL = re.compile(r"(?<!\\)\|")
+
+
+def isolated(markdown):
+    """`markdown` with each right-to-left run of its sentences and table cells between FSI
+    and PDI (scoring.bidi.plain's runs), as pages isolate them in <bdi>: Markdown is read
+    both as plain text and rendered, and a name set into an English sentence unisolated is
+    reordered with its neighbours (UAX #9). A code span holding right-to-left text is
+    isolated whole, the marks outside its backticks, so that a name copied from it is the
+    name as written; code blocks are kept as written (what people copy and run)."""
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if fenced or line.lstrip().startswith("```") or not bidi.has_rtl(line):
+            out.append(line)
+        elif line.startswith("|"):
+            out.append("|".join(_isolated_line(cell) for cell in _CELL.split(line)))
+        else:
+            out.append(_isolated_line(line))
+    return "\n".join(out)
+
+
+def _isolated_line(text):
+    parts, last = [], 0
+    for match in _CODE_SPAN.finditer(text):
+        parts.append(_isolated_runs(text[last:match.start()]))
+        parts.append(bidi.isolated(match.group()) if bidi.has_rtl(match.group()) else match.group())
+        last = match.end()
+    parts.append(_isolated_runs(text[last:]))
+    return "".join(parts)
+
+
+def _isolated_runs(text):
+    parts, last = [], 0
+    for start, end, marked in bidi.spans(text):
+        parts.append(text[last:start])
+        parts.append(text[start:end] if marked else bidi.isolated(text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)

@@ -29,3 +29,29 @@ def missing_package(error, how_to_install):
         return None
     return ("The Python package %s is not installed for %s; the scoring program needs numpy, scipy, Pillow and "
             "PyYAML: %s." % (name, sys.executable, how_to_install))
+
+
+def unmapped(error):
+    """Whether `error` (or an error it was raised from) is a library that could not be
+    mapped under an address-space limit (ulimit -v): glibc's dlopen says "failed to map
+    segment from shared object" when the kernel refuses its mmap."""
+    try:
+        import resource
+    except ImportError:  # not on Linux: no address-space limit
+        return False
+    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+        return False
+    while error is not None:
+        if isinstance(error, ImportError) and "failed to map segment from shared object" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def no_room_to_start(error):
+    """The sentence for an error raised while loading the program's packages for lack of
+    memory (a MemoryError, or unmapped()), else None."""
+    if not (isinstance(error, MemoryError) or unmapped(error)):
+        return None
+    return ("The scoring program cannot start: the machine leaves it too little memory to load its packages "
+            "(numpy, scipy, Pillow, PyYAML); raise its memory or address-space limit (ulimit -v).")

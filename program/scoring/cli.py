@@ -9,7 +9,7 @@ import argparse
 import sys
 import traceback
 
-from . import __version__, platform
+from . import __version__, platform, unmapped
 from .bidi import terminal
 from .errors import ScoringError
 from .log import Log
@@ -19,8 +19,9 @@ from .runner import run
 
 def guarded(action, debug, internal_message, memory_message=None, on_failure=None):
     """(exit status, result of action()): a ScoringError becomes its status and one last
-    stderr line; any other exception is a bug (traceback, status 3). on_failure(status,
-    line) is then called with that last line."""
+    stderr line; a MemoryError, or a library that found no address space to be loaded in,
+    becomes memory_message (status 1); any other exception is a bug (traceback, status 3).
+    on_failure(status, line) is then called with that last line."""
     try:
         return 0, action()
     except ScoringError as error:
@@ -33,9 +34,14 @@ def guarded(action, debug, internal_message, memory_message=None, on_failure=Non
         if debug:
             traceback.print_exc()
         status, line = 1, memory_message
-    except Exception:
-        traceback.print_exc()
-        status, line = 3, internal_message
+    except Exception as error:
+        if memory_message is None or not unmapped(error):
+            traceback.print_exc()
+            status, line = 3, internal_message
+        else:  # a library (Pillow, scipy) loaded on demand found no room: a MemoryError
+            if debug:
+                traceback.print_exc()
+            status, line = 1, memory_message
     if on_failure is not None:
         on_failure(status, line)
     sys.stderr.write(terminal(line) + "\n")
@@ -51,7 +57,7 @@ def titles(input_dir):
 
     try:
         prepared = phase_tracks(os.path.join(input_dir, "ref"))
-    except (ScoringError, OSError):  # best effort: the refusal's sentence says what is wrong
+    except (ScoringError, OSError, MemoryError, ImportError):  # best effort: the refusal's sentence says what is wrong
         return "", []
     competition = next((options["competition"] for _, _, options, _ in prepared if options["competition"]), "")
     return competition, [track_title(track, options) for track, _, options, _ in prepared]

@@ -8,12 +8,14 @@ The metrics are the ICDAR 2025 FEST competition's (metrics/segmentation.py).
 
 import functools
 import io
-import multiprocessing
 import os
+import pickle
+import select
+import signal
+import struct
+import sys
 import traceback
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 
@@ -215,32 +217,182 @@ def warn_unused(submission, pages_by_manuscript, found, log):
 
 
 def map_pages(function, jobs):
-    """function over jobs, in order; on up to 4 processes where fork is available.
+    """function over jobs, in order; on up to 4 forked processes where fork is available.
 
     Pages are independent and each takes a fraction of a second, so processes pay off;
     results (and the first error, in page order) are the same as in one process.
     A worker returns its error instead of raising it, so that every page's result is
-    read before the pool ends. A worker killed from outside (the out-of-memory killer)
-    breaks the pool, which concurrent.futures reports at once (multiprocessing.Pool would
-    wait for its result forever).
+    read before the pool ends. The pool (`_forked_map`) starts no thread in this process:
+    concurrent.futures' pool does, and under an address-space limit (ulimit -v) a thread
+    that cannot start left it waiting forever or failing as a bug.
     """
     try:
         workers = len(os.sched_getaffinity(0))
     except AttributeError:
         workers = os.cpu_count() or 1
     workers = min(workers, 4, len(jobs))
-    if workers < 2 or len(jobs) < 4 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers < 2 or len(jobs) < 4 or not hasattr(os, "fork"):
         return [function(job) for job in jobs]
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            outcomes = list(pool.map(functools.partial(_outcome, function), jobs))
-    except BrokenProcessPool:
-        raise SubmissionError("A page worker was killed by the system while decoding or scoring a page (most "
-                              "likely for lack of memory); check the size of the prediction images.")
+    outcomes = _forked_map(functools.partial(_outcome, function), jobs, workers)
     for failed, value in outcomes:
         if failed:
             raise value
     return [value for _, value in outcomes]
+
+
+#: A worker's exit status when it ran out of memory outside a page (sending a result).
+_OUT_OF_MEMORY = 75
+
+
+def _forked_map(function, jobs, workers):
+    """[function(job) for job in jobs] on up to `workers` forked children, each told a job's
+    index on one pipe and answering its pickled result on another (the jobs are inherited,
+    not sent). A job no child could be forked for (fork refused for lack of memory or
+    processes) is run here, so results never depend on how many started. A child that
+    dies (the out-of-memory killer) ends the pool at once: its pipe ends before its answer.
+    """
+    results = [None] * len(jobs)
+    waiting = list(range(len(jobs) - 1, -1, -1))  # pop() gives the next job
+    busy = {}  # a child's answer pipe -> (its pid, its order pipe, the job it computes)
+    try:
+        while len(busy) < workers and waiting:
+            child = _fork_worker(function, jobs, [orders for _, orders, _ in busy.values()] + list(busy))
+            if child is None:
+                break
+            pid, orders, answers = child
+            busy[answers] = (pid, orders, waiting.pop())
+            _order(orders, busy[answers][2])
+        while busy:
+            for answers in select.select(list(busy), [], [])[0]:
+                pid, orders, index = busy[answers]
+                answered, results[index] = _answer(answers)
+                if answered and waiting:
+                    busy[answers] = (pid, orders, waiting.pop())
+                    _order(orders, busy[answers][2])
+                    continue
+                del busy[answers]
+                _end_worker(pid, orders, answers, reap=answered)
+                if not answered:
+                    raise _death(pid)
+        while waiting:
+            index = waiting.pop()
+            results[index] = function(jobs[index])
+        return results
+    finally:
+        for answers, (pid, orders, _) in busy.items():
+            _end_worker(pid, orders, answers, kill=True)
+
+
+def _fork_worker(function, jobs, parents_ends):
+    """(pid, order pipe, answer pipe) of a new child serving jobs, or None if it cannot start.
+    The child closes parents_ends (the earlier children's pipes), so that each child's
+    pipes end when the parent or that child closes them."""
+    opened = []
+    _flush()  # what this process wrote is not written again by the child
+    try:
+        opened += os.pipe()
+        opened += os.pipe()
+        pid = os.fork()
+    except (OSError, MemoryError):
+        for fd in opened:
+            os.close(fd)
+        return None
+    order_read, order_write, answer_read, answer_write = opened
+    if pid == 0:  # the child: never returns
+        status = 0
+        try:
+            for fd in parents_ends + [order_write, answer_read]:
+                os.close(fd)
+            _serve(function, jobs, order_read, answer_write)
+        except MemoryError:
+            status = _OUT_OF_MEMORY
+        except BaseException:  # a bug outside a page (a result that cannot be pickled): its traceback
+            status = 1
+            traceback.print_exc()
+        finally:
+            _flush()
+            os._exit(status)
+    os.close(order_read)
+    os.close(answer_write)
+    return pid, order_write, answer_read
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):  # no stream, or a closed one
+            pass
+
+
+def _serve(function, jobs, orders, answers):
+    """In a child: for each job index read from orders, its result pickled into answers
+    (8 bytes of length first), until orders ends."""
+    while True:
+        index = _read(orders, 4)
+        if len(index) < 4:
+            return
+        data = pickle.dumps(function(jobs[struct.unpack("<I", index)[0]]), pickle.HIGHEST_PROTOCOL)
+        _write(answers, struct.pack("<Q", len(data)))
+        _write(answers, data)
+
+
+def _order(orders, index):
+    """Tell a child the next job; a child already dead is found by its answer pipe."""
+    try:
+        _write(orders, struct.pack("<I", index))
+    except OSError:
+        pass
+
+
+def _answer(answers):
+    """(True, the result a child sends), or (False, None) if its pipe ends first."""
+    head = _read(answers, 8)
+    if len(head) < 8:
+        return False, None
+    size = struct.unpack("<Q", head)[0]
+    data = _read(answers, size)
+    return (True, pickle.loads(data)) if len(data) == size else (False, None)
+
+
+def _death(pid):
+    """The error telling how the child `pid`, whose pipe ended before its answer, ended."""
+    _, status = os.waitpid(pid, 0)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == _OUT_OF_MEMORY:
+        return MemoryError("a page worker ran out of memory sending its result")
+    if os.WIFEXITED(status):
+        return RuntimeError("a page worker ended with exit status %d (its traceback above)" % os.WEXITSTATUS(status))
+    return SubmissionError("A page worker was killed by the system while decoding or scoring a page (most "
+                           "likely for lack of memory); check the size of the prediction images.")
+
+
+def _end_worker(pid, orders, answers, kill=False, reap=True):
+    """Close a child's pipes (its orders end: it exits), killed first if asked; reap it
+    unless its end is still to be told (by _death)."""
+    if kill:
+        os.kill(pid, signal.SIGKILL)
+    os.close(orders)
+    os.close(answers)
+    if reap:
+        os.waitpid(pid, 0)
+
+
+def _read(fd, size):
+    """Up to size bytes from fd: fewer only if it ends."""
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _write(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _outcome(function, job):
