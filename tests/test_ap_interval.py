@@ -4,11 +4,16 @@ each item (metrics.ranking.influence), checked against hand-worked rankings, aga
 derivative of the weighted AP that compare.py's resamples compute, and against the
 variance of the bootstrap itself."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from conftest import ROOT
 from scoring import bootstrap
 from scoring.itemview import AveragePrecision, ItemView, Score, aggregate
-from scoring.metrics.ranking import influence, ranked_counts
+from scoring.metrics.ranking import distinct, influence, ranked_counts
 
 T_975_1 = 12.706204736174698  # t(0.975, 1 degree of freedom), scipy.stats.t.ppf(0.975, 1)
 
@@ -197,3 +202,33 @@ def test_categories_with_one_positive_take_the_bound_of_a_score_in_0_1():
     half = T_975_1 * np.sqrt((3 / 8.0 + third) / 9.0) / (estimate * (1 - estimate))
     logit = np.log(estimate / (1 - estimate))
     assert bootstrap.ap_intervals(view, "map")[0] == pytest.approx((expit(logit - half), expit(logit + half)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distinct_is_numpys_unique(seed):
+    values = np.random.RandomState(seed).randint(-5, 6, size=seed * 7)
+    assert np.array_equal(distinct(values), np.unique(values))
+
+
+def test_the_interval_of_an_average_precision_leaves_numpy_ma_unimported():
+    """numpy.unique imports numpy.ma on numpy 2 (an events run needs nothing else of it);
+    the AP interval does without it. Older numpy imports numpy.ma with numpy itself:
+    nothing to check there."""
+    code = ("import sys\n"
+            "sys.path.insert(0, %r)\n"
+            "import numpy as np\n"
+            "eager = 'numpy.ma' in sys.modules\n"
+            "from scoring import bootstrap\n"
+            "from scoring.itemview import AveragePrecision, ItemView, Score\n"
+            "labels = np.zeros(50); labels[:10] = 1\n"
+            "confidence = np.round(np.random.RandomState(3).rand(50) + labels * 0.3, 2)\n"
+            "view = ItemView(['c'], [50], [str(i) for i in range(50)], {'label': labels, 'confidence': confidence},\n"
+            "                [('map', Score(AveragePrecision('label', 'confidence'), ranked=True))], 'map',\n"
+            "                ['label'], block=labels.astype(int), unit='image')\n"
+            "(low, high), _ = bootstrap.participant_intervals(view)\n"
+            "print(eager, 'numpy.ma' in sys.modules, low < high)\n" % os.path.join(ROOT, "program"))
+    eager, imported, ordered = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                                              universal_newlines=True, check=True).stdout.split()
+    assert ordered == "True"
+    if eager == "False":
+        assert imported == "False"

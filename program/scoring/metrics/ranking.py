@@ -138,6 +138,13 @@ def area_from_counts(true_positives, counts):
     return float(np.sum(terms) / 2.0)
 
 
+def distinct(values):
+    """numpy.unique(values) of a 1-D array, without the import of numpy.ma that numpy.unique
+    makes on numpy 2, which an events run needs nothing else of."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if ordered.size else ordered
+
+
 def influence(true_positives, counts):
     """(kept, positive, negative): the derivative of the AP of ranked_counts' operating points
     with respect to the weight of one item, every item weighing 1. kept: the points where
@@ -164,7 +171,7 @@ def influence(true_positives, counts):
     adds = np.flatnonzero(true_positives[1:] != true_positives[:-1]) + 1
     if true_positives[0] > 0:
         adds = np.concatenate(([0], adds))
-    kept = np.union1d(adds, adds - 1)
+    kept = distinct(np.concatenate((adds - 1, adds)))
     kept = kept[kept >= 0]
     tp = true_positives[kept].astype(np.float64)
     items = counts[kept].astype(np.float64)
