@@ -150,6 +150,14 @@ def program_main(name):
 PHASES_REPLAYED = os.environ.get("SCORING_PHASES_REPLAYED") == "1"
 
 
+def organizer_s_machine():
+    """Skips, on a floor, a test of what tools/make_bundle.py builds: the build runs on the
+    organizer's machine (the current stack, .venv's suite), never under the platforms'
+    stacks, and the phases the test scores are replayed there."""
+    if PHASES_REPLAYED:
+        pytest.skip("the build runs on the organizer's machine: tested in .venv")
+
+
 def run_scorer(input_dir, output_dir, *extra):
     """evaluate.py INPUT OUTPUT [extra...], in a forked child (run_forked)."""
     if PHASES_REPLAYED and not _unrecorded:
