@@ -166,6 +166,17 @@ def run_scorer(input_dir, output_dir, *extra):
     return Run(completed, str(output_dir))
 
 
+def run_compare(*args, timeout=600):
+    """compare.py ARGS in a forked child (run_forked): the organizer's program without an
+    interpreter's start-up; the phases it scores for its analysis are not recorded for the
+    differential test (tests/test_compare_end_to_end.py starts compare.py itself once)."""
+    _unrecorded.append("compare")
+    try:
+        return run_forked(program_main("compare"), [str(a) for a in args], timeout)
+    finally:
+        _unrecorded.pop()
+
+
 def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space=None):
     """evaluate.py as the platforms run it: a fresh interpreter, killed after `timeout` s,
     optionally under an address-space limit (RLIMIT_AS, bytes)."""
