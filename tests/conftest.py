@@ -150,12 +150,31 @@ def program_main(name):
 PHASES_REPLAYED = os.environ.get("SCORING_PHASES_REPLAYED") == "1"
 
 
+def organizer_s_machine():
+    """Skips, on a floor, a test of what tools/make_bundle.py builds: the build runs on the
+    organizer's machine (the current stack, .venv's suite), never under the platforms'
+    stacks, and the phases the test scores are replayed there."""
+    if PHASES_REPLAYED:
+        pytest.skip("the build runs on the organizer's machine: tested in .venv")
+
+
 def run_scorer(input_dir, output_dir, *extra):
     """evaluate.py INPUT OUTPUT [extra...], in a forked child (run_forked)."""
     if PHASES_REPLAYED and not _unrecorded:
         pytest.skip("a whole phase: the differential test replays it on this floor")
     completed = run_forked(program_main("evaluate"), [str(input_dir), str(output_dir)] + [str(e) for e in extra])
     return Run(completed, str(output_dir))
+
+
+def run_compare(*args, timeout=600):
+    """compare.py ARGS in a forked child (run_forked): the organizer's program without an
+    interpreter's start-up; the phases it scores for its analysis are not recorded for the
+    differential test (tests/test_compare_end_to_end.py starts compare.py itself once)."""
+    _unrecorded.append("compare")
+    try:
+        return run_forked(program_main("compare"), [str(a) for a in args], timeout)
+    finally:
+        _unrecorded.pop()
 
 
 def run_scorer_process(input_dir, output_dir, *extra, timeout=600, address_space=None):
@@ -210,7 +229,9 @@ def _seen(test):
 
 def record_case(input_dir, timeout=120, address_space=None):
     """Under SCORING_RECORD: a copy of the phase input_dir (ref/ and res/) as the next case,
-    with the limits it ran under, before anything scores it."""
+    with the limits it ran under, before anything scores it; a phase already recorded
+    (the same files, links and limits, e.g. the sample phase that many tests score) is
+    recorded once, by the digest of its tree (a marker under RECORD/.digests)."""
     if not RECORD or _unrecorded or not os.path.isdir(input_dir):
         return
     import json
@@ -220,9 +241,20 @@ def record_case(input_dir, timeout=120, address_space=None):
     seen = 1 if RECORD_ALL else _seen(test)
     if seen > FIRST and (seen - FIRST) % EVERY or seen > FIRST + EVERY * (MOST - FIRST):
         return
+    try:
+        digest = tree_digest(input_dir, (timeout, address_space))
+    except OSError as error:  # a file that cannot be read (unreadable): no case
+        sys.stderr.write("not recorded (%s): %s\n" % (error, input_dir))
+        return
+    digests = os.path.join(RECORD, ".digests")
+    os.makedirs(digests, exist_ok=True)
+    try:
+        os.close(os.open(os.path.join(digests, digest), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
     case = tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:] + "-", dir=RECORD)
     try:
-        copy_tree(input_dir, os.path.join(case, "input"))
+        copy_tree(input_dir, os.path.join(case, "input"), os.path.join(case, "outside"))
     except OSError as error:  # a file that cannot be copied (unreadable): no case
         shutil.rmtree(case, ignore_errors=True)
         sys.stderr.write("not recorded (%s): %s\n" % (error, input_dir))
@@ -231,14 +263,50 @@ def record_case(input_dir, timeout=120, address_space=None):
         json.dump({"test": test, "timeout": timeout, "address_space": address_space}, stream)
 
 
-def copy_tree(source, target):
+def tree_digest(source, limits):
+    """The digest of what copy_tree copies of a folder (each entry's path and type, a file's
+    bytes, a link's target, which files are one hard-linked file) and of the limits."""
+    import stat
+
+    digest = hashlib.sha256(repr(limits).encode("utf-8"))
+    linked = {}
+    stack = [source]
+    while stack:
+        folder = stack.pop()
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            status = os.lstat(path)
+            mode = status.st_mode
+            digest.update(b"\0%s\0%d\0" % (os.fsencode(os.path.relpath(path, source)), stat.S_IFMT(mode)))
+            if stat.S_ISLNK(mode):
+                digest.update(os.fsencode(os.readlink(path)))
+            elif stat.S_ISDIR(mode):
+                stack.append(path)
+            elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                digest.update(b"%d" % status.st_rdev)
+            elif stat.S_ISREG(mode):
+                if status.st_nlink > 1:
+                    first = linked.setdefault((status.st_dev, status.st_ino), os.path.relpath(path, source))
+                    digest.update(os.fsencode(first))
+                with open(path, "rb") as stream:
+                    for block in iter(lambda: stream.read(1 << 20), b""):
+                        digest.update(block)
+    return digest.hexdigest()
+
+
+def copy_tree(source, target, outside=None):
     """A copy of a folder as a submission may hold it, without recursion (trees 1100 levels
     deep): named pipes, sockets and devices made anew, symbolic links kept (pointing into
-    the copy when they pointed into the source), hard links kept between the copied files."""
+    the copy when they pointed into the source), hard links kept between the copied files.
+    With `outside`, a link to a folder or file of a test's temporary folder outside the
+    source (check_submission.py's res/ linked to the submission, reference data in a store)
+    points to a copy of it made under `outside`: the test's folder is gone when the case is
+    replayed."""
     import socket
     import stat
 
-    linked = {}
+    temporary = os.path.realpath(tempfile.gettempdir()) + os.sep
+    linked, copied = {}, {}
     stack = [(source, target)]
     while stack:
         folder, into = stack.pop()
@@ -249,8 +317,19 @@ def copy_tree(source, target):
             mode = status.st_mode
             if stat.S_ISLNK(mode):
                 pointed = os.readlink(path)
+                real = os.path.realpath(path)
                 if os.path.isabs(pointed) and (pointed + os.sep).startswith(source + os.sep):
                     pointed = target + pointed[len(source):]
+                elif (outside is not None and real.startswith(temporary) and os.path.exists(real)
+                      and not (real + os.sep).startswith(os.path.realpath(source) + os.sep)):
+                    if real not in copied:
+                        copied[real] = os.path.join(outside, str(len(copied)))
+                        os.makedirs(outside, exist_ok=True)
+                        if os.path.isdir(real):
+                            copy_tree(real, copied[real])
+                        else:
+                            shutil.copyfile(real, copied[real])
+                    pointed = copied[real]
                 os.symlink(pointed, copy)
             elif stat.S_ISDIR(mode):
                 stack.append((path, copy))

@@ -69,12 +69,23 @@ def sample_phase(root, track, yaml=None):
     return root
 
 
-def build_bundle(folder, dist):
+def build_bundle(folder, dist, fresh=False):
     """tools/make_bundle.py --competition FOLDER --out DIST, as an organizer runs it, in a
-    process of its own: the CompletedProcess (exit status, stdout, stderr)."""
-    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"), "--competition",
-                           str(folder), "--out", str(dist)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=600)
+    process of its own forked from the test's (conftest.run_forked; the phases its manuals
+    score are not recorded for the differential test), or with `fresh` in a fresh
+    interpreter: a Completed or CompletedProcess (returncode, stdout, stderr)."""
+    import make_bundle
+    from conftest import _unrecorded, run_forked
+
+    if fresh:
+        return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_bundle.py"), "--competition",
+                               str(folder), "--out", str(dist)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=600)
+    _unrecorded.append("build")
+    try:
+        return run_forked(make_bundle.main, ["make_bundle.py", "--competition", str(folder), "--out", str(dist)])
+    finally:
+        _unrecorded.pop()
 
 
 def read_zip(data):

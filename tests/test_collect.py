@@ -38,7 +38,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import hypothesis
 import numpy as np
 import pytest
-from conftest import ROOT, run_scorer
+from conftest import ROOT, run_compare, run_scorer
 
 import collect
 import compare_scenario
@@ -46,7 +46,6 @@ import compare_scenario
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
 TEAMS = ["Ana Núñez", "Ελένη & co", "ミカ/研究室"]
 COLLECT = os.path.join(ROOT, "tools", "collect.py")
-COMPARE = os.path.join(ROOT, "program", "compare.py")
 
 
 def zipped(folder):
@@ -510,11 +509,6 @@ def test_interrupted_then_restarted_ends_with_the_same_files(phase, tmp_path, no
     finally:
         site.close()
     assert tree(tmp_path / "cut") == tree(tmp_path / "whole")
-
-
-def run_compare(*args):
-    return subprocess.run([sys.executable, COMPARE] + [str(a) for a in args], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
 
 
 def test_compare_takes_the_collected_folder(phase, tmp_path, no_sleep):

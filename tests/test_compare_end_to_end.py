@@ -8,12 +8,14 @@ import zipfile
 
 import compare_scenario
 import pytest
+from conftest import run_compare
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COMPARE = os.path.join(ROOT, "program", "compare.py")
 
 
-def run_compare(*args):
+def run_compare_process(*args):
+    """compare.py as the organizer starts it: a fresh interpreter (the other runs fork)."""
     return subprocess.run([sys.executable, COMPARE] + [str(a) for a in args], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
 
@@ -28,7 +30,7 @@ def scenario(tmp_path_factory):
     base = tmp_path_factory.mktemp("scenario")
     ref, dirs, rates = compare_scenario.make(str(base), 8)
     out = base / "out"
-    run = run_compare("--ref", ref, "--out", out, "--resamples", 300, *dirs)
+    run = run_compare_process("--ref", ref, "--out", out, "--resamples", 300, *dirs)
     assert run.returncode == 0, run.stderr
     return base, ref, dirs, rates, out, run
 

@@ -6,8 +6,8 @@ same exit status, the same stderr and, when scored, the same scores.txt, scores.
 
 The cases are the suite's own: `make test` runs the suite in .venv with SCORING_RECORD set
 (tests/conftest.py, record_case), which copies every phase it scores, and its limits, before
-it is scored (of a test's many phases, the first ten and then one in four), and hands the
-record to this test in SCORING_RECORDED. Run alone, the test records its own: FILES, with a
+it is scored (of a test's many phases, the first five, then one in four; each distinct one
+once), and hands the record to this test in SCORING_RECORDED. Run alone, the test records its own: FILES, with a
 fixed seed and a quarter of each property test's examples. tests/floor/replay.py then runs
 evaluate.py on every recorded case under each stack, all side by side; the floors' suite
 (tests/floor/run) leaves to this test what it shows.

@@ -450,3 +450,23 @@ def test_the_build_warns_of_a_mask_annotated_one_value_a_line(tmp_path):
     binary = write_phase(tmp_path / "binary", {})
     assert make_bundle.reference_warnings([Phase(os.path.join(declared, "ref")),
                                            Phase(os.path.join(binary, "ref"))]) == []
+
+
+def test_line_iu_counts_a_line_from_the_default_threshold_0_75():
+    """Line IU's threshold (FEST 2025, the ICDAR 2017 line IU: a line is correct when the
+    matched pixels are at least 0.75 of its pixels and of the prediction's): line 2 found on
+    17 of its 24 pixels (recall 0.708) is correct at threshold 0.7, where every line is
+    (Line IU 1), and not at the default, which is 0.75."""
+    import tempfile
+
+    ids = gt_ids()
+    ids[5:7, 2:14] = 0
+    ids[5, 2:14] = 2  # 12 + 5 of line 2's 24 pixels
+    ids[6, 2:7] = 2
+    prediction = {"Latin2": ("p1.png", colour_map(ids, COLOURS))}
+    line_iu = {}
+    for config in ("", "threshold: 0.75\n", "threshold: 0.7\n"):
+        with tempfile.TemporaryDirectory() as root:
+            line_iu[config] = scores_of(write_phase(root, prediction, config))[0]["line_iu"]
+    assert line_iu["threshold: 0.7\n"] == 1.0
+    assert line_iu[""] == line_iu["threshold: 0.75\n"] < 1.0

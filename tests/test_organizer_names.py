@@ -14,7 +14,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from conftest import ROOT, run_scorer
+from conftest import ROOT, organizer_s_machine, run_scorer
 from phases import build_bundle
 from PIL import Image
 
@@ -82,6 +82,7 @@ def competition(folder):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    organizer_s_machine()
     root = str(tmp_path_factory.mktemp("organizer_names"))
     folder = competition(os.path.join(root, "competition"))
     dist = os.path.join(root, "dist")

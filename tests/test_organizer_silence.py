@@ -12,7 +12,7 @@ import shutil
 import sys
 
 import pytest
-from conftest import ROOT, run_scorer
+from conftest import ROOT, organizer_s_machine, run_scorer
 from test_organizer_names import competition, write
 
 from scoring import public
@@ -98,6 +98,7 @@ def test_a_name_holding_what_a_file_name_cannot_is_written_with_look_alikes(kind
 
 
 def test_the_build_refuses_an_unread_file_and_warns_about_what_it_does_not_read(tmp_path):
+    organizer_s_machine()
     folder = competition(str(tmp_path / "competition"))
     write(os.path.join(folder, "development", "fetes", *NESTED.split("/")), "dev00.jpg 1\n")
     with pytest.raises(make_bundle.ScoringError) as raised:
@@ -207,6 +208,7 @@ def zip_text(path, name):
 
 @pytest.fixture(scope="module")
 def organizer_build(tmp_path_factory):
+    organizer_s_machine()
     root = str(tmp_path_factory.mktemp("organizer_pages"))
     folder = competition(os.path.join(root, "competition"))
     write(os.path.join(folder, "source.yaml"), ORGANIZER_SOURCE)

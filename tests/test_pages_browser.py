@@ -22,12 +22,11 @@ import re
 import select
 import shutil
 import subprocess
-import sys
 import time
 
 import compare_scenario
 import pytest
-from conftest import ROOT, run_scorer
+from conftest import ROOT, run_compare, run_scorer
 
 SAMPLE = os.path.join(ROOT, "input")
 SHOTS = os.path.join(ROOT, "output", "browser")
@@ -367,9 +366,7 @@ def test_starting_kit_pages(browser, tmp_path):
 def test_compare_report(browser, tmp_path):
     ref, dirs, _ = compare_scenario.make(str(tmp_path / "scenario"), 8)
     out = tmp_path / "compare"
-    done = subprocess.run([sys.executable, os.path.join(ROOT, "program", "compare.py"), "--ref", ref,
-                           "--out", str(out), "--resamples", "200"] + dirs,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
+    done = run_compare("--ref", ref, "--out", out, "--resamples", 200, *dirs)
     assert done.returncode == 0, done.stderr
     page = os.path.join(str(out), "report.html")
     with open(page, encoding="utf-8") as stream:

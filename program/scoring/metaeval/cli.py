@@ -150,7 +150,8 @@ def view_files_primary(view):
     return leaderboard(view)[view.primary]
 
 
-def compare(args, names, progress=sys.stderr, manifest=None):
+def compare(args, names, progress=None, manifest=None):
+    progress = progress or sys.stderr  # the stream of the moment, not the one at import
     without_labels = {}
     if args.scored:
         labels, scored = read_all(args, names, progress)
