@@ -11,10 +11,11 @@ without a separator cannot be spelled with other separators). MISTAKES names the
 problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
 files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
 checked first). Mistakes of permissions are scored without root's power to read past them,
-mistakes of memory by the checker with a bounded address space, the checker's own mistakes by
-the checker. A row that no mistake makes here (a file changed while it is read; a page too
-large for memory, where the phase's pages are small) is shown with its template filled by
-example values, and the manual names those rows.
+mistakes of memory by the checker with a bounded address space, a page worker killed by the
+system by the checker with its workers killed as they start, the checker's own mistakes by
+the checker. A row that no mistake makes here (a file changed while it is read; a page's size
+too large for the memory left, where the phase's pages are small) is shown with its template
+filled by example values, and the manual names those rows.
 """
 
 import io
@@ -617,40 +618,53 @@ def _bound_by_permissions(run):
     return json.loads(data.decode("utf-8")) if data else None
 
 
-#: A fresh Python that imports the checker, then limits its own address space to what it
-#: holds plus HEADROOM bytes (RLIMIT_AS, as `ulimit -v` sets it), then runs the checker.
+#: A fresh Python that imports the checker, then (argument 5 set) has every child it forks
+#: killed by SIGKILL as the child starts, then limits its own address space to what it holds
+#: plus argument 2's bytes (RLIMIT_AS, as `ulimit -v` sets it; 0: no limit), then runs the
+#: checker; exit status NOT_FORKED if children were to be killed but none was forked.
 _BOUNDED = """
-import os, resource, sys
+import os, resource, signal, sys
 sys.path.insert(0, sys.argv[1])
 import check_submission
 from scoring import tracks
 if sys.argv[3]:
     tracks.add_folder(sys.argv[3])
     tracks.TRACKS[sys.argv[4]]
-with open("/proc/self/statm") as stream:
-    held = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-resource.setrlimit(resource.RLIMIT_AS, (held + int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_AS)[1]))
-sys.exit(check_submission.main(sys.argv[5:]))
+forked = []
+if sys.argv[5]:
+    os.register_at_fork(after_in_parent=lambda: forked.append(1),
+                        after_in_child=lambda: os.kill(os.getpid(), signal.SIGKILL))
+if int(sys.argv[2]):
+    with open("/proc/self/statm") as stream:
+        held = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (held + int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_AS)[1]))
+status = check_submission.main(sys.argv[6:])
+sys.exit(status if forked or not sys.argv[5] else %d)
 """
+NOT_FORKED = 97
+_BOUNDED %= NOT_FORKED
 
 
-def _bound_in_memory(work, items, headroom, kind):
-    """The sentence check_submission.py refuses work/res with when its address space may
-    grow by `headroom` bytes only once it has imported its code and the kind's (a fresh
-    process, so that no memory it freed before counts); None where that cannot be done (not
-    Linux)."""
+def _fresh_checker(work, items, kind, headroom=0, workers_killed=False):
+    """The sentence check_submission.py refuses work/res with in a fresh process (so that no
+    memory another run freed counts): its address space able to grow by `headroom` bytes only
+    once it has imported its code and the kind's, if headroom; every page worker it forks
+    killed as it starts, if workers_killed. None where that cannot be done: not Linux, or no
+    worker forked (too few pages or processors)."""
     import subprocess
 
     import check_submission
 
-    if not os.path.exists("/proc/self/statm"):
+    if not os.path.exists("/proc/self/statm") or not hasattr(os, "register_at_fork"):
         return None
     with open(os.path.join(work, "public_items.json"), "w", encoding="utf-8") as stream:
         stream.write(public.dumps(items))
     run = subprocess.run([sys.executable, "-c", _BOUNDED, os.path.dirname(os.path.abspath(check_submission.__file__)),
-                          str(headroom), os.path.dirname(getattr(TRACKS[kind], "__file__", "") or ""), kind, "res",
-                          "--items", "public_items.json"], cwd=work, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+                          str(headroom), os.path.dirname(getattr(TRACKS[kind], "__file__", "") or ""), kind,
+                          "1" if workers_killed else "", "res", "--items", "public_items.json"], cwd=work,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if run.returncode == NOT_FORKED:
+        return None
     last = (run.stderr.decode("utf-8", "replace").splitlines() or [""])[-1]
     return last[len("Submission error: "):] if run.returncode == 1 and last.startswith("Submission error: ") else ""
 
@@ -672,8 +686,9 @@ def program_sentence(track_items, mistake):
         public.dummy_submission(items, os.path.join(work, "res"))
         if mistake(os.path.join(work, "res"), track_items["kind"]) is False:
             return None
-        if getattr(mistake, "headroom", None):
-            return _bound_in_memory(work, items, mistake.headroom, track_items["kind"])
+        if getattr(mistake, "headroom", None) or getattr(mistake, "workers_killed", False):
+            return _fresh_checker(work, items, track_items["kind"], getattr(mistake, "headroom", 0),
+                                  getattr(mistake, "workers_killed", False))
         if getattr(mistake, "unprivileged", False) and getattr(os, "geteuid", lambda: 1)() == 0:
             return _bound_by_permissions(lambda: _score(work))
         return _score(work)
