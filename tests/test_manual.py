@@ -241,7 +241,7 @@ def test_the_demo_s_manual_examples_are_the_program_s_sentences(kind):
                             r"list each image once\.", rows["a name listed twice"])
     if kind == "lines":  # its files list no names: no row says so
         assert "a name listed twice" not in rows and "two files for one name" not in rows
-        # Made: a page that needs 40 MB to open with 16 MB of address space left (it was 'cannot be read
+        # Made: a page that needs 24 MB to open with 16 MB of address space left (it was 'cannot be read
         # as an image (MemoryError)'), and page workers killed as they start where they are forked (on
         # Linux, with two processors or more: 9 pages of the phase's cut submission); left: a page's
         # size beyond the memory left (the phase's pages are 128 x 96) and an unguarded MemoryError.

@@ -12,7 +12,7 @@ problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and t
 files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
 checked first). Mistakes of permissions are scored without root's power to read past them,
 mistakes of memory by the checker with a bounded address space, a page worker killed by the
-system by the checker with its workers killed as they start, the checker's own mistakes by
+system by a process whose page workers are killed as they start, the checker's own mistakes by
 the checker. A row that no mistake makes here (a file changed while it is read; a page's size
 too large for the memory left, where the phase's pages are small) is shown with its template
 filled by example values, and the manual names those rows.
@@ -583,32 +583,17 @@ def _checker(work, items, argument):
 _DAC_OVERRIDE, _DAC_READ_SEARCH, _CAPABILITY_VERSION_3 = 1, 2, 0x20080522
 
 
-def _bound_by_permissions(run):
-    """run() (a sentence) in a child process that has dropped the capabilities with which
-    root reads whatever the permissions say (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the
-    kernel then denies it what it denies a participant's own process. None where that
-    cannot be done (not Linux)."""
-    import ctypes
+def _in_child(run):
+    """run() (a sentence, or None) in a forked child of this process, read back through a
+    pipe; None if the child reports nothing."""
     import json
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        capget, capset = libc.capget, libc.capset
-    except (OSError, AttributeError):
-        return None
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover (the child reports through the pipe)
         try:
             os.close(read)
-            header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-            data = (ctypes.c_uint32 * 6)()  # (effective, permitted, inheritable) twice
-            mask = ~((1 << _DAC_OVERRIDE) | (1 << _DAC_READ_SEARCH)) & 0xFFFFFFFF
-            if capget(header, data) == 0:
-                data[0] &= mask
-                data[1] &= mask
-                if capset(header, data) == 0:
-                    os.write(write, json.dumps(run()).encode("utf-8"))
+            os.write(write, json.dumps(run()).encode("utf-8"))
         finally:
             os._exit(0)
     os.close(write)
@@ -618,53 +603,87 @@ def _bound_by_permissions(run):
     return json.loads(data.decode("utf-8")) if data else None
 
 
-#: A fresh Python that imports the checker, then (argument 5 set) has every child it forks
-#: killed by SIGKILL as the child starts, then limits its own address space to what it holds
-#: plus argument 2's bytes (RLIMIT_AS, as `ulimit -v` sets it; 0: no limit), then runs the
-#: checker; exit status NOT_FORKED if children were to be killed but none was forked.
+def _bound_by_permissions(run):
+    """run() (a sentence) in a child process that has dropped the capabilities with which
+    root reads whatever the permissions say (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the
+    kernel then denies it what it denies a participant's own process. None where that
+    cannot be done (not Linux)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        capget, capset = libc.capget, libc.capset
+    except (OSError, AttributeError):
+        return None
+
+    def dropped():
+        header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+        data = (ctypes.c_uint32 * 6)()  # (effective, permitted, inheritable) twice
+        mask = ~((1 << _DAC_OVERRIDE) | (1 << _DAC_READ_SEARCH)) & 0xFFFFFFFF
+        if capget(header, data) == 0:
+            data[0] &= mask
+            data[1] &= mask
+            if capset(header, data) == 0:
+                return run()
+        return None
+
+    return _in_child(dropped)
+
+
+def _workers_killed(run):
+    """run() (a sentence) in a child process each of whose own children (the lines kind's page
+    workers) is killed by SIGKILL as it starts, as Linux's out-of-memory killer kills a
+    process; None where no child is forked (too few pages or processors) or the system
+    cannot fork."""
+    import signal
+
+    if not hasattr(os, "register_at_fork"):
+        return None
+
+    def killing():
+        forked = []
+        os.register_at_fork(after_in_parent=lambda: forked.append(True),
+                            after_in_child=lambda: os.kill(os.getpid(), signal.SIGKILL))
+        sentence = run()
+        return sentence if forked else None
+
+    return _in_child(killing)
+
+
+#: A fresh Python that imports the checker, then limits its own address space to what it
+#: holds plus HEADROOM bytes (RLIMIT_AS, as `ulimit -v` sets it), then runs the checker.
 _BOUNDED = """
-import os, resource, signal, sys
+import os, resource, sys
 sys.path.insert(0, sys.argv[1])
 import check_submission
 from scoring import tracks
 if sys.argv[3]:
     tracks.add_folder(sys.argv[3])
     tracks.TRACKS[sys.argv[4]]
-forked = []
-if sys.argv[5]:
-    os.register_at_fork(after_in_parent=lambda: forked.append(1),
-                        after_in_child=lambda: os.kill(os.getpid(), signal.SIGKILL))
-if int(sys.argv[2]):
-    with open("/proc/self/statm") as stream:
-        held = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    resource.setrlimit(resource.RLIMIT_AS, (held + int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_AS)[1]))
-status = check_submission.main(sys.argv[6:])
-sys.exit(status if forked or not sys.argv[5] else %d)
+with open("/proc/self/statm") as stream:
+    held = int(stream.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+resource.setrlimit(resource.RLIMIT_AS, (held + int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_AS)[1]))
+sys.exit(check_submission.main(sys.argv[5:]))
 """
-NOT_FORKED = 97
-_BOUNDED %= NOT_FORKED
 
 
-def _fresh_checker(work, items, kind, headroom=0, workers_killed=False):
-    """The sentence check_submission.py refuses work/res with in a fresh process (so that no
-    memory another run freed counts): its address space able to grow by `headroom` bytes only
-    once it has imported its code and the kind's, if headroom; every page worker it forks
-    killed as it starts, if workers_killed. None where that cannot be done: not Linux, or no
-    worker forked (too few pages or processors)."""
+def _bound_in_memory(work, items, headroom, kind):
+    """The sentence check_submission.py refuses work/res with when its address space may
+    grow by `headroom` bytes only once it has imported its code and the kind's (a fresh
+    process, so that no memory it freed before counts); None where that cannot be done (not
+    Linux)."""
     import subprocess
 
     import check_submission
 
-    if not os.path.exists("/proc/self/statm") or not hasattr(os, "register_at_fork"):
+    if not os.path.exists("/proc/self/statm"):
         return None
     with open(os.path.join(work, "public_items.json"), "w", encoding="utf-8") as stream:
         stream.write(public.dumps(items))
     run = subprocess.run([sys.executable, "-c", _BOUNDED, os.path.dirname(os.path.abspath(check_submission.__file__)),
-                          str(headroom), os.path.dirname(getattr(TRACKS[kind], "__file__", "") or ""), kind,
-                          "1" if workers_killed else "", "res", "--items", "public_items.json"], cwd=work,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if run.returncode == NOT_FORKED:
-        return None
+                          str(headroom), os.path.dirname(getattr(TRACKS[kind], "__file__", "") or ""), kind, "res",
+                          "--items", "public_items.json"], cwd=work, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     last = (run.stderr.decode("utf-8", "replace").splitlines() or [""])[-1]
     return last[len("Submission error: "):] if run.returncode == 1 and last.startswith("Submission error: ") else ""
 
@@ -674,7 +693,8 @@ def program_sentence(track_items, mistake):
     mistake has been made to it; None where the phase or the system leaves no way to make
     it, '' where the program does not refuse it. A mistake of permissions (unprivileged) is
     scored without root's power to read past permissions when the build runs as root; a mistake of the checker's
-    (checked) is the checker run on what it makes."""
+    (checked) is the checker run on what it makes; a mistake of memory (headroom) and a page
+    worker killed (workers_killed), see _bound_in_memory and _workers_killed."""
     items = {"format": public.FORMAT, "tracks": [few_items(track_items)]}
     work = tempfile.mkdtemp(prefix="manual-")
     try:
@@ -686,9 +706,10 @@ def program_sentence(track_items, mistake):
         public.dummy_submission(items, os.path.join(work, "res"))
         if mistake(os.path.join(work, "res"), track_items["kind"]) is False:
             return None
-        if getattr(mistake, "headroom", None) or getattr(mistake, "workers_killed", False):
-            return _fresh_checker(work, items, track_items["kind"], getattr(mistake, "headroom", 0),
-                                  getattr(mistake, "workers_killed", False))
+        if getattr(mistake, "headroom", None):
+            return _bound_in_memory(work, items, mistake.headroom, track_items["kind"])
+        if getattr(mistake, "workers_killed", False):
+            return _workers_killed(lambda: _score(work))
         if getattr(mistake, "unprivileged", False) and getattr(os, "geteuid", lambda: 1)() == 0:
             return _bound_by_permissions(lambda: _score(work))
         return _score(work)

@@ -901,7 +901,7 @@ def _negative(image):
 
 
 def _large_chunk(image):
-    """The image as a PNG holding, before its pixels, a private chunk of 40 MB (the PNG
+    """The image as a PNG holding, before its pixels, a private chunk of 24 MB (the PNG
     standard's ancillary, private chunk type 'prVt'), which Pillow reads whole as it opens
     the file."""
     import zlib
@@ -909,13 +909,13 @@ def _large_chunk(image):
     stream = io.BytesIO()
     image.save(stream, "PNG")
     data = stream.getvalue()
-    body = bytes(40 << 20)
+    body = bytes(24 << 20)
     chunk = struct.pack(">I", len(body)) + b"prVt" + body + struct.pack(">I", zlib.crc32(b"prVt" + body) & 0xFFFFFFFF)
     pixels = data.index(b"IDAT") - 4
     return data[:pixels] + chunk + data[pixels:]
 
 
-#: A page that needs 40 MB to be opened, scored with a headroom of 16 MB of address space
+#: A page that needs 24 MB to be opened, scored with a headroom of 16 MB of address space
 #: (tools/mistakes.py).
 _decoded_too_large = _page_saved(_large_chunk)
 _decoded_too_large.headroom = 16 << 20
