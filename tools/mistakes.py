@@ -14,8 +14,9 @@ checked first). Mistakes of permissions are scored without root's power to read 
 mistakes of memory by the checker with a bounded address space, a page worker killed by the
 system by a process whose page workers are killed as they start, the checker's own mistakes by
 the checker. A row that no mistake makes here (a file changed while it is read; a page's size
-too large for the memory left, where the phase's pages are small) is shown with its template
-filled by example values, and the manual names those rows.
+beyond the memory left, which only memory taken after its ground truth of the same size was
+read can make) is shown with its template filled by example values, and the manual names
+those rows.
 """
 
 import io
