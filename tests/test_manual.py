@@ -196,16 +196,17 @@ def test_the_checks_can_fail():
 # ---------------------------------------------------------------- the examples are the program's own
 
 
-def check_examples_are_the_program_s(kind, ref_dir):
+def check_examples_are_the_program_s(kind, ref_dir, examples=None):
     """The manual's table of refusals of a phase (ref_dir, a track of the kind at its root):
     made at all (no row contradicted by the program: mistakes.ManualError), and every row that
     a mistake makes is the sentence the program refuses that mistake with, naming the phase's
-    own files. Returns {problem: sentence}."""
+    own files. Returns {problem: sentence}; examples (a list) gets the rows left with example
+    names."""
     import mistakes
     import pages
 
     track_items = public.public_items(ref_dir)["tracks"][0]
-    rows = dict(manual.error_rows(track_items, pages.track_options(track_items), strict=True))
+    rows = dict(manual.error_rows(track_items, pages.track_options(track_items), examples=examples, strict=True))
     made = [problem for problem in rows if mistakes.mistake_of(kind, problem) is not None]
     assert made, kind
     for problem in made:
@@ -226,7 +227,8 @@ def check_examples_are_the_program_s(kind, ref_dir):
 def test_the_demo_s_manual_examples_are_the_program_s_sentences(kind):
     """The demo's phases: the rows the issue found wrong, as the program says them (every
     kind's own sample phase: tests/test_every_kind.py)."""
-    rows = check_examples_are_the_program_s(kind, os.path.join(ROOT, "input", "ref", kind))
+    examples = []
+    rows = check_examples_are_the_program_s(kind, os.path.join(ROOT, "input", "ref", kind), examples)
     # the issue's rows, as the program says them for this phase
     assert rows["a file named in another case"].startswith("The submission has no ")
     assert "my_results/" not in rows["a symbolic link"] and "mytrack" not in rows["a file named almost as expected"]
@@ -239,6 +241,16 @@ def test_the_demo_s_manual_examples_are_the_program_s_sentences(kind):
                             r"list each image once\.", rows["a name listed twice"])
     if kind == "lines":  # its files list no names: no row says so
         assert "a name listed twice" not in rows and "two files for one name" not in rows
+        # Made: a page that needs 24 MB to open with 16 MB of address space left (it was 'cannot be read
+        # as an image (MemoryError)'), and page workers killed as they start where they are forked (on
+        # Linux, with two processors or more: 9 pages of the phase's cut submission); left: a page's
+        # size beyond the memory left (the phase's pages are 128 x 96) and an unguarded MemoryError.
+        assert rows["too large to decode"] == ("Latin14396/latin14396_001.png: decoding it needs more memory than "
+                                               "the scoring machine has.")
+        assert rows["out of memory"].startswith("A page worker was killed by the system while decoding")
+        forked = sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) >= 2
+        assert examples == ["larger than the memory left"] + ([] if forked else ["out of memory"]) + [
+            "a file that leaves the submission", "not enough memory"]
 
 
 def test_a_row_the_program_contradicts_fails_the_check():

@@ -11,10 +11,12 @@ without a separator cannot be spelled with other separators). MISTAKES names the
 problem of their row (tools/manual.py's COMMON_ERRORS, the kinds' errors() and the text
 files' rows of readers/text.py); a kind's module may give its own rows' (its MISTAKES,
 checked first). Mistakes of permissions are scored without root's power to read past them,
-mistakes of memory by the checker with a bounded address space, the checker's own mistakes by
-the checker. A row that no mistake makes here (a file changed while it is read; a page too
-large for memory, where the phase's pages are small) is shown with its template filled by
-example values, and the manual names those rows.
+mistakes of memory by the checker with a bounded address space, a page worker killed by the
+system by a process whose page workers are killed as they start, the checker's own mistakes by
+the checker. A row that no mistake makes here (a file changed while it is read; a page's size
+beyond the memory left, which only memory taken after its ground truth of the same size was
+read can make) is shown with its template filled by example values, and the manual names
+those rows.
 """
 
 import io
@@ -582,32 +584,17 @@ def _checker(work, items, argument):
 _DAC_OVERRIDE, _DAC_READ_SEARCH, _CAPABILITY_VERSION_3 = 1, 2, 0x20080522
 
 
-def _bound_by_permissions(run):
-    """run() (a sentence) in a child process that has dropped the capabilities with which
-    root reads whatever the permissions say (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the
-    kernel then denies it what it denies a participant's own process. None where that
-    cannot be done (not Linux)."""
-    import ctypes
+def _in_child(run):
+    """run() (a sentence, or None) in a forked child of this process, read back through a
+    pipe; None if the child reports nothing."""
     import json
 
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        capget, capset = libc.capget, libc.capset
-    except (OSError, AttributeError):
-        return None
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover (the child reports through the pipe)
         try:
             os.close(read)
-            header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-            data = (ctypes.c_uint32 * 6)()  # (effective, permitted, inheritable) twice
-            mask = ~((1 << _DAC_OVERRIDE) | (1 << _DAC_READ_SEARCH)) & 0xFFFFFFFF
-            if capget(header, data) == 0:
-                data[0] &= mask
-                data[1] &= mask
-                if capset(header, data) == 0:
-                    os.write(write, json.dumps(run()).encode("utf-8"))
+            os.write(write, json.dumps(run()).encode("utf-8"))
         finally:
             os._exit(0)
     os.close(write)
@@ -615,6 +602,53 @@ def _bound_by_permissions(run):
         data = stream.read()
     os.waitpid(child, 0)
     return json.loads(data.decode("utf-8")) if data else None
+
+
+def _bound_by_permissions(run):
+    """run() (a sentence) in a child process that has dropped the capabilities with which
+    root reads whatever the permissions say (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH): the
+    kernel then denies it what it denies a participant's own process. None where that
+    cannot be done (not Linux)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        capget, capset = libc.capget, libc.capset
+    except (OSError, AttributeError):
+        return None
+
+    def dropped():
+        header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+        data = (ctypes.c_uint32 * 6)()  # (effective, permitted, inheritable) twice
+        mask = ~((1 << _DAC_OVERRIDE) | (1 << _DAC_READ_SEARCH)) & 0xFFFFFFFF
+        if capget(header, data) == 0:
+            data[0] &= mask
+            data[1] &= mask
+            if capset(header, data) == 0:
+                return run()
+        return None
+
+    return _in_child(dropped)
+
+
+def _workers_killed(run):
+    """run() (a sentence) in a child process each of whose own children (the lines kind's page
+    workers) is killed by SIGKILL as it starts, as Linux's out-of-memory killer kills a
+    process; None where no child is forked (too few pages or processors) or the system
+    cannot fork."""
+    import signal
+
+    if not hasattr(os, "register_at_fork"):
+        return None
+
+    def killing():
+        forked = []
+        os.register_at_fork(after_in_parent=lambda: forked.append(True),
+                            after_in_child=lambda: os.kill(os.getpid(), signal.SIGKILL))
+        sentence = run()
+        return sentence if forked else None
+
+    return _in_child(killing)
 
 
 #: A fresh Python that imports the checker, then limits its own address space to what it
@@ -660,7 +694,8 @@ def program_sentence(track_items, mistake):
     mistake has been made to it; None where the phase or the system leaves no way to make
     it, '' where the program does not refuse it. A mistake of permissions (unprivileged) is
     scored without root's power to read past permissions when the build runs as root; a mistake of the checker's
-    (checked) is the checker run on what it makes."""
+    (checked) is the checker run on what it makes; a mistake of memory (headroom) and a page
+    worker killed (workers_killed), see _bound_in_memory and _workers_killed."""
     items = {"format": public.FORMAT, "tracks": [few_items(track_items)]}
     work = tempfile.mkdtemp(prefix="manual-")
     try:
@@ -674,6 +709,8 @@ def program_sentence(track_items, mistake):
             return None
         if getattr(mistake, "headroom", None):
             return _bound_in_memory(work, items, mistake.headroom, track_items["kind"])
+        if getattr(mistake, "workers_killed", False):
+            return _workers_killed(lambda: _score(work))
         if getattr(mistake, "unprivileged", False) and getattr(os, "geteuid", lambda: 1)() == 0:
             return _bound_by_permissions(lambda: _score(work))
         return _score(work)

@@ -84,6 +84,10 @@ def ground_truth_pages(track):
 BYTES_PER_PIXEL = 48
 
 
+#: A page that Pillow could not open or decode for lack of memory.
+_DECODING = "%s: decoding it needs more memory than the scoring machine has."
+
+
 def image_format(head):
     """The format that an image's first bytes announce: PNG, TIFF, BMP, JPEG or None."""
     if head.startswith(b"\x89PNG\r\n\x1a\n"):
@@ -115,8 +119,11 @@ def _open(path, shown, error, shape=None):
     if kind is None:
         raise error("%s cannot be read as an image: its first bytes (%r) are not those of a PNG, TIFF or BMP "
                     "file; save it as .png, .tif, .tiff or .bmp." % (shown, head[:8]))
-    try:
-        image = Image.open(path)
+    try:  # Pillow reads the chunks before a PNG's pixels as it opens it
+        with memory_guard(_DECODING % shown, error):
+            image = Image.open(path)
+    except error:
+        raise
     except Exception as exc:  # Pillow raises many types for a broken or unknown file
         raise _unreadable(shown, exc, error, path)
     if image.format != kind:
@@ -133,7 +140,7 @@ def _open(path, shown, error, shape=None):
 
 def _load(image, shown, error):
     try:
-        with memory_guard("%s: decoding it needs more memory than the scoring machine has." % shown, error):
+        with memory_guard(_DECODING % shown, error):
             image.load()
     except error:
         raise

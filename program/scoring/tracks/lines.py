@@ -790,7 +790,7 @@ ERRORS = [
                        "image (.png, .tif, .tiff or .bmp).", None),
     ("another size", "{page} is {small} pixels but the ground-truth page is {size} (width x height); predict at "
                      "the size of the page.", None),
-    ("too large to decode", "{page} is {size} pixels, more than the memory the scoring machine has left can "
+    ("larger than the memory left", "{page} is {size} pixels, more than the memory the scoring machine has left can "
                             "decode; check its size.", None),
     ("too large to decode", "{page}: decoding it needs more memory than the scoring machine has.", None),
     ("a palette index beyond the palette", "{page} uses the palette index 7 but its palette has 4 colours; save it "
@@ -900,6 +900,36 @@ def _negative(image):
     return Image.fromarray(labels, "I"), "TIFF"
 
 
+def _large_chunk(image):
+    """The image as a PNG holding, before its pixels, a private chunk of 24 MB (the PNG
+    standard's ancillary, private chunk type 'prVt'), which Pillow reads whole as it opens
+    the file."""
+    import zlib
+
+    stream = io.BytesIO()
+    image.save(stream, "PNG")
+    data = stream.getvalue()
+    body = bytes(24 << 20)
+    chunk = struct.pack(">I", len(body)) + b"prVt" + body + struct.pack(">I", zlib.crc32(b"prVt" + body) & 0xFFFFFFFF)
+    pixels = data.index(b"IDAT") - 4
+    return data[:pixels] + chunk + data[pixels:]
+
+
+#: A page that needs 24 MB to be opened, scored with a headroom of 16 MB of address space
+#: (tools/mistakes.py).
+_decoded_too_large = _page_saved(_large_chunk)
+_decoded_too_large.headroom = 16 << 20
+
+
+def _as_it_is(res, kind=None):
+    """The submission as it is: the mistake is the system's, which kills each page worker
+    as it starts (SIGKILL, as Linux's out-of-memory killer does; tools/mistakes.py)."""
+    return True
+
+
+_as_it_is.workers_killed = True
+
+
 #: The mistakes that make the rows of ERRORS in the kit's manual (tools/mistakes.py).
 MISTAKES = {"a page missing": _no_page, "a manuscript folder missing": _no_folder, "two files for a page": _page_twice,
             "a manuscript folder named in another case": _folder_renamed(
@@ -913,7 +943,8 @@ MISTAKES = {"a page missing": _no_page, "a manuscript folder missing": _no_folde
                                                                       max(1, image.size[1] // 2))), "PNG")),
             "a palette index beyond the palette": _page_saved(_palette_png),
             "negative labels": _page_saved(_negative, ".tif"),
-            "another image mode": _page_saved(lambda image: (image.convert("CMYK"), "TIFF"), ".tif")}
+            "another image mode": _page_saved(lambda image: (image.convert("CMYK"), "TIFF"), ".tif"),
+            "too large to decode": _decoded_too_large, "out of memory": _as_it_is}
 
 
 def error_values(items):
