@@ -281,20 +281,6 @@ def test_the_v1_5_note_never_points_to_a_codabench_zip_that_is_not_there(organiz
     assert per_track.endswith("upload codabench_competition.zip to Codabench.")
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_every_kind_s_manual_examples_are_the_program_s(kind, tmp_path):
-    """With a name holding look-alikes, in every kind (the guide_example kind of tests/kinds too)."""
-    from test_manual import check_examples_are_the_program_s
-
-    root = kind_phase(kind, str(tmp_path))
-    ref = os.path.join(root, "ref")
-    old = first_stratum(public.public_items(ref))
-    entry = next(name for name in os.listdir(ref) if os.path.splitext(name)[0] == old or name == old)
-    os.rename(os.path.join(ref, entry), os.path.join(ref, "A\u2215" + entry))  # sorted first
-    rows = check_examples_are_the_program_s(kind, ref)
-    assert any("A\u2215" + old in sentence for sentence in rows.values()), rows
-
-
 def test_the_competition_s_description_is_in_every_starting_kit(organizer_build):
     root, _ = organizer_build
     for track in ("falsid", "lignes", "fetes"):
