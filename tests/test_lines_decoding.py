@@ -260,3 +260,20 @@ def test_smallest_connected_is_the_smallest_node_of_each_component(n, data):
                 smallest[a] = smallest[b] = m
                 changed = True
     assert seg.smallest_connected(n, low, high).tolist() == smallest
+
+
+@pytest.mark.parametrize("cut", [30, 60, 200])
+def test_a_damaged_image_is_told_in_the_program_s_words(tmp_path, cut):
+    """A BMP cut short (named .tif, as a fuzzer found it): Pillow 11 says 'Truncated File
+    Read' or 'image file is truncated' where Pillow 6.1 says 'Unsupported BMP header type
+    (...)' for the same bytes; the participant reads one sentence on every stack."""
+    image = Image.fromarray(np.arange(9 * 13, dtype=np.uint8).reshape(9, 13) % 7, "L")
+    save(tmp_path, image, "whole.bmp")
+    with open(os.path.join(str(tmp_path), "M", "whole.bmp"), "rb") as stream:
+        data = stream.read()
+    with open(os.path.join(str(tmp_path), "M", "p.tif"), "wb") as stream:
+        stream.write(data[:cut])
+    with pytest.raises(SubmissionError) as raised:
+        reader.read_prediction(os.path.join(str(tmp_path), "M", "p.tif"), "M/p.tif", (9, 13))
+    assert raised.value.sentence == ("M/p.tif cannot be read as an image (%s); save it as an uncompressed or "
+                                     "PNG-compressed image (.png, .tif, .tiff or .bmp)." % reader._UNDECODED)

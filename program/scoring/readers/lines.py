@@ -246,11 +246,24 @@ def _map(array, mode, size):
     return None
 
 
+#: Why a file whose first bytes are an image's could not be decoded, in the program's words:
+#: Pillow's own message for one broken file differs between its versions ("Truncated File
+#: Read" in Pillow 11, "Unsupported BMP header type" in 6.1 for the same cut BMP).
+_UNDECODED = "its data are damaged, cut short, or compressed in a way the program does not decode"
+
+
 def _unreadable(shown, exc, error, path=None):
-    """Pillow's message names the file by its path on the scoring machine: shown instead."""
-    reason = str(exc).strip() or type(exc).__name__
-    if path:
-        reason = reason.replace("'%s'" % path, shown).replace(path, shown)
+    """The refusal of a file Pillow could not open or decode: in the program's words
+    (_UNDECODED), but for a decompression bomb, whose size Pillow states from the header
+    alone (its path, the scoring machine's, replaced by the name shown)."""
+    if isinstance(exc, str):
+        reason = exc
+    elif isinstance(exc, Image.DecompressionBombError):
+        reason = str(exc).strip()
+        if path:
+            reason = reason.replace("'%s'" % path, shown).replace(path, shown)
+    else:
+        reason = _UNDECODED
     return error("%s cannot be read as an image (%s); save it as an uncompressed or PNG-compressed "
                  "image (.png, .tif, .tiff or .bmp)." % (shown, reason))
 
