@@ -24,27 +24,15 @@ sys.path.insert(0, HERE)
 
 import scoring  # noqa: E402
 
-try:
+with scoring.loading("install them in a virtual environment and run the checker with its Python: python3 -m venv "
+                     "venv, then venv/bin/python -m pip install -r requirements.txt and venv/bin/python "
+                     "check_submission.py SUBMISSION (on Windows venv\\Scripts\\python; README.md of the "
+                     "starting kit)"):
     from scoring import public, runner, unpack
-    from scoring.cli import guarded
     from scoring.bidi import terminal
+    from scoring.cli import guarded
     from scoring.errors import SubmissionError
     from scoring.log import Log
-except ModuleNotFoundError as error:
-    sentence = scoring.missing_package(
-        error, "install them in a virtual environment and run the checker with its Python: python3 -m venv venv, "
-        "then venv/bin/python -m pip install -r requirements.txt and venv/bin/python check_submission.py "
-        "SUBMISSION (on Windows venv\\Scripts\\python; README.md of the starting kit)")
-    if sentence is None:
-        raise
-    sys.stderr.write(sentence + "\n")
-    sys.exit(3)
-except (MemoryError, ImportError) as error:  # no room to load a package (ulimit -v)
-    sentence = scoring.no_room_to_start(error)
-    if sentence is None:
-        raise
-    sys.stderr.write(sentence + "\n")
-    sys.exit(3)
 
 
 def unpacked(submission, res):

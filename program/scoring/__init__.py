@@ -5,6 +5,7 @@ Flow: layout (find tracks, resolve the submission) -> tracks (reader -> metric k
 detailed_results.html, private/).
 """
 
+import contextlib
 import os
 import sys
 
@@ -55,3 +56,24 @@ def no_room_to_start(error):
         return None
     return ("The scoring program cannot start: the machine leaves it too little memory to load its packages "
             "(numpy, scipy, Pillow, PyYAML); raise its memory or address-space limit (ulimit -v).")
+
+
+@contextlib.contextmanager
+def loading(how_to_install):
+    """`with loading(how_to_install):` around an entry script's imports: a missing runtime
+    package (missing_package) or too little memory to load the packages (no_room_to_start)
+    is one sentence on stderr and exit status 3; any other error is raised as it is (a bug)."""
+    try:
+        yield
+    except ModuleNotFoundError as error:
+        sentence = missing_package(error, how_to_install)
+        if sentence is None:
+            raise
+    except (MemoryError, ImportError) as error:  # no room to load a package (ulimit -v)
+        sentence = no_room_to_start(error)
+        if sentence is None:
+            raise
+    else:
+        return
+    sys.stderr.write(sentence + "\n")
+    sys.exit(3)
