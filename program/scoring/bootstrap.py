@@ -29,7 +29,7 @@ from collections import OrderedDict
 import numpy as np
 from . import itemview
 from .metrics.quantiles import normal_quantile, t_quantile
-from .metrics.ranking import influence, order_keys
+from .metrics.ranking import distinct, influence, order_keys
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 20260
@@ -203,8 +203,8 @@ def ap_variance(view, statistic, h):
         return _spread(hits, gradient_positive) + _spread(np.diff(negatives).astype(np.float64),
                                                           np.concatenate((gradient_negative, [0.0])))
     keys = order_keys(view.columns[statistic.confidence][start:end])
-    distinct = np.unique(keys)
-    point = distinct.shape[0] - 1 - np.searchsorted(distinct, keys)  # 0: the highest confidence
+    values = distinct(keys)
+    point = values.shape[0] - 1 - np.searchsorted(values, keys)  # 0: the highest confidence
     at = np.searchsorted(kept, point)  # the first kept point at or below the item's
     gradient = np.where(positive, np.append(gradient_positive, 0.0)[at], np.append(gradient_negative, 0.0)[at])
     return sum(_spread(np.ones(int(np.sum(blocks == b))), gradient[blocks == b]) for b in np.unique(blocks))
@@ -282,14 +282,12 @@ def degrees_of_freedom(view, key=None, welch=True):
     statistic = score.statistic
     if statistic.kind == "average_precision":
         return int(view.columns[statistic.label].sum() - len(view.strata))
-    blocks = view.block if score.stratum is None else view.block[slice(*view.bounds[score.stratum])]
+    blocks = _score_blocks(view, score)
     plain = int(blocks.shape[0] - np.unique(blocks).shape[0])
     if not welch:
         return plain
-    shares = item_shares(view, score)
     variances, spread = [], []
-    for block in np.unique(blocks):
-        part = shares[blocks == block]
+    for part in block_shares(view, score):
         if part.shape[0] > 1:
             variances.append(part.shape[0] * float(np.var(part, ddof=1)))
             spread.append(part.shape[0] - 1.0)
@@ -298,6 +296,18 @@ def degrees_of_freedom(view, key=None, welch=True):
     if total <= 0:
         return plain
     return min(plain, max(1, int(np.floor(total * total / float(np.sum(variances * variances / np.array(spread)))))))
+
+
+def _score_blocks(view, score):
+    """The resampling blocks of the items a score rests on (one stratum's, or all)."""
+    return view.block if score.stratum is None else view.block[slice(*view.bounds[score.stratum])]
+
+
+def block_shares(view, score):
+    """item_shares of a ratio score, one array per resampling block of its items."""
+    blocks = _score_blocks(view, score)
+    shares = item_shares(view, score)
+    return [shares[blocks == block] for block in np.unique(blocks)]
 
 
 def item_shares(view, score):
@@ -364,12 +374,8 @@ def skew_low(view, key, estimate, level=LEVEL):
     bad end (mostly right, a few failures), a test set that happens to hold fewer failures
     scores higher with a smaller spread; the percentile interval's low end then misses the
     expected score from above, and this one reaches below it."""
-    score = view.scores[key]
-    blocks = view.block if score.stratum is None else view.block[slice(*view.bounds[score.stratum])]
-    shares = item_shares(view, score)
     variance, third = 0.0, 0.0
-    for block in np.unique(blocks):
-        part = shares[blocks == block]
+    for part in block_shares(view, view.scores[key]):
         n = part.shape[0]
         if n > 1:
             variance += n * float(np.var(part, ddof=1))
